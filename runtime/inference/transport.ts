@@ -16,6 +16,7 @@ import type { StoredCredentials, StoredIntegration } from '../providers/stored-c
 import { mapResponse } from '../providers/shared/mapped-response.ts';
 import { splitUrl } from '../providers/shared/url.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
+import type { OpeningError, OpeningJudge } from '../providers/shared/stream-opening.ts';
 import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
@@ -163,11 +164,11 @@ export class InferenceTransport {
   #prepare(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf): Promise<UpstreamResponse> {
     const pending = adapter.prepare(call);
     // Most adapters prepare synchronously: no promise turn for them.
-    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(prepared, req, plan, call.signal));
-    return this.#dispatch(pending, req, plan, call.signal);
+    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(adapter, prepared, req, plan, call.signal));
+    return this.#dispatch(adapter, pending, req, plan, call.signal);
   }
 
-  #dispatch(prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
+  #dispatch(adapter: ProviderAdapter, prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
     const url = splitUrl(prepared.url);
     const sent = this.#send({
       origin: url.origin,
@@ -181,14 +182,15 @@ export class InferenceTransport {
     });
     const mapping = prepared.response;
     const whole = WHOLE_ANSWERS.has(req.endpoint);
+    const opening = OPENED_STREAMS.has(req.endpoint) ? adapter.streamOpening : undefined;
     // The usual answer (the vendor's own, chat): one step, reading it whole or waiting for its stream to begin.
-    if (mapping === null) return sent.then(whole ? wholeAnswer : begunAnswer);
+    if (mapping === null) return whole ? sent.then((response) => wholeAnswer(response, opening)) : sent.then(begunAnswer);
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
     const report = mapping.stream === undefined ? undefined : (usage: unknown): void => {
       attempt.reportedUsage = usage;
     };
-    const answered = sent.then(begunAnswer).then((response) => mapResponse(response, mapping, report));
+    const answered = sent.then((response) => begunAnswer(response, opening)).then((response) => mapResponse(response, mapping, report));
     return whole ? answered.then(wholeAnswer) : answered;
   }
 
@@ -247,19 +249,52 @@ const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 /** Endpoints whose non-streamed answers are JSON the client reads whole. */
 const WHOLE_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
+/** Endpoints whose streams are read up to their first event, for an error they open with (ProviderAdapter.streamOpening). */
+const OPENED_STREAMS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
+
 /**
  * A 2xx answer goes on once the first byte of its body is in (or its end): one whose connection
  * breaks before (a stream that never began) is a failed attempt (502 provider_invalid_response) that
  * retries and fallbacks move past, as a broken whole answer is, instead of the client's error after
  * the route was done. The client sees nothing before that byte anyway (its head is written with it).
+ * With `opening` (a chat or completions answer), a stream goes on once its first event is in, and
+ * one that opened with an error is that error's answer (providers/shared/stream-opening.ts).
  */
-function begunAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | UpstreamResponse {
+function begunAnswer(response: UpstreamResponse, opening?: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {
   if (response.status < 200 || response.status >= 300 || response.bodyBegun === undefined) return response;
   const begun = response.bodyBegun();
-  if (begun === null) return response;
-  return begun.then(() => response, (error: unknown) => {
+  const judged = opening !== undefined && response.heldBody !== undefined && opening.streams(response.headers) ? opening : null;
+  if (begun === null) return judged === null ? response : openedAnswer(response, judged);
+  return begun.then(() => (judged === null ? response : openedAnswer(response, judged)), (error: unknown) => {
     throw unreadAnswerError(error);
   });
+}
+
+/** A begun answer once its first event is in: itself, or the error answer it opened with. */
+function openedAnswer(response: UpstreamResponse, opening: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {
+  const held = response.heldBody!();
+  const verdict = opening.judge(held);
+  if (verdict === 'began') return response;
+  if (verdict !== 'more') return openingErrorAnswer(response, verdict);
+  const more = response.bodyBegun!(held.length);
+  // Null: more bytes are already here, or the body ended (an unfinished event is no event: it goes on as it came).
+  if (more === null) return response.heldBody!().length > held.length ? openedAnswer(response, opening) : response;
+  return more.then(() => openedAnswer(response, opening), (error: unknown) => {
+    throw unreadAnswerError(error);
+  });
+}
+
+/** Headers of a stream that do not describe the error answer made of its first event. */
+const STREAM_BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'cache-control']);
+
+/** The error a stream opened with, as the answer the provider would have sent with its status; the rest of the stream is let go. */
+function openingErrorAnswer(response: UpstreamResponse, error: OpeningError): UpstreamResponse {
+  response.discard();
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (!STREAM_BODY_HEADERS.has(name)) headers[name] = value;
+  Object.assign(headers, error.headers);
+  headers['content-length'] = String(error.body.length);
+  return bufferedResponse(error.status, headers, error.body);
 }
 
 /** Why an answer may not read as JSON: compressed although every upstream request asks for identity (hop-by-hop.ts). */
@@ -275,10 +310,10 @@ function compressedBy(headers: Record<string, string | string[]>): string {
  * attempt (502 provider_invalid_response) that retries and fallbacks move past, never a 200 with a
  * truncated or garbled body. Streams flow as they are once begun (begunAnswer); error answers at once.
  */
-function wholeAnswer(response: UpstreamResponse): Promise<UpstreamResponse> | UpstreamResponse {
+function wholeAnswer(response: UpstreamResponse, opening?: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {
   if (response.status < 200 || response.status >= 300) return response;
   const type = response.headers['content-type'];
-  if (typeof type === 'string' && type.startsWith('text/event-stream')) return begunAnswer(response);
+  if (typeof type === 'string' && type.startsWith('text/event-stream')) return begunAnswer(response, opening);
   return response.readAll().then(
     (body) => {
       if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', `The provider answered 2xx with a body that is not a JSON object${compressedBy(response.headers)}.`);

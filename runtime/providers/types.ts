@@ -1,6 +1,7 @@
 // What the gateway knows about one provider family: where it lives, how it wants its credential,
 // and how a request in the vendor's wire format becomes the provider's (and its answer comes back).
 import type { ChatUsage } from './shared/chat-chunks.ts';
+import type { OpeningJudge } from './shared/stream-opening.ts';
 
 /**
  * The gateway endpoints a provider may implement. `other` is audio, images and models; anything
@@ -81,4 +82,9 @@ export interface ProviderAdapter {
   readsBody(endpoint: EndpointKind, call: Pick<ProviderCall, 'options' | 'strictVendorCompliance'>): boolean;
   /** Builds the upstream request; throws GatewayError for what the provider cannot do or lacks. */
   prepare(call: ProviderCall): PreparedCall | Promise<PreparedCall>;
+  /**
+   * Reads the start of a 2xx answer to a chat or completions request in the family's stream format:
+   * a stream the provider opened with an error is that error's answer (shared/stream-opening.ts).
+   */
+  streamOpening?: OpeningJudge;
 }

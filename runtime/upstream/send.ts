@@ -28,6 +28,8 @@ export const DISCARD_DRAIN_LIMIT = 64 * 1024;
 /** A drained body that has not ended by then is aborted: a stalled provider must not hold the socket. */
 export const DISCARD_DRAIN_TIMEOUT_MS = 1000;
 
+const EMPTY = Buffer.alloc(0);
+
 type Phase = 'awaiting-response' | 'body' | 'ended' | 'failed';
 type Consumer = 'undecided' | 'forward' | 'collect' | 'discard';
 
@@ -253,12 +255,18 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     return done;
   }
 
-  bodyBegun(): Promise<void> | null {
+  bodyBegun(after = 0): Promise<void> | null {
     if (this.#phase === 'failed') return Promise.reject(this.#failure);
-    if (this.#phase === 'ended' || this.#chunks.length > 0 || this.#consumer !== 'undecided') return null;
+    if (this.#phase === 'ended' || this.#undecidedBytes > after || this.#consumer !== 'undecided') return null;
     return new Promise<void>((resolve, reject) => {
       this.#begun = { resolve, reject };
     });
+  }
+
+  heldBody(): Buffer {
+    const chunks = this.#chunks;
+    if (chunks.length > 1) this.#chunks = [Buffer.concat(chunks)];
+    return this.#chunks[0] ?? EMPTY;
   }
 
   discard(): void {

@@ -51,9 +51,12 @@ export interface UpstreamResponse {
   /** Drops the body and releases the connection; safe to call more than once. */
   discard(): void;
   /**
-   * Called before a consumer is chosen: null when a byte of the body, or its end, is already here;
-   * else a promise that resolves with the first byte or the end and rejects if the body failed
-   * first. Only the network's answer has it (a body in memory has begun).
+   * Called before a consumer is chosen: null when more than `after` bytes of the body (by default
+   * none: its first byte), or its end, are already here; else a promise that resolves when more
+   * come or the body ends, and rejects if it failed first. Only the network's answer has it (a body
+   * in memory has begun).
    */
-  bodyBegun?(): Promise<void> | null;
+  bodyBegun?(after?: number): Promise<void> | null;
+  /** The body's bytes that came before a consumer was chosen, left for it (with bodyBegun: to read a stream's start). */
+  heldBody?(): Buffer;
 }

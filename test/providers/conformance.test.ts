@@ -138,6 +138,42 @@ describe.each(FAMILIES.map((f) => [f.provider, f] as const))('%s', (_name, famil
     expect(JSON.parse(last.data)).toMatchObject({ error: { message: 'slow down, mid-stream', code: errorType, provider: family.provider } });
   });
 
+  /** Scripts the family's stream to open with a rate-limit error in its own format (429 for every family). */
+  const openWithRateLimit = (): void => {
+    const path = family.chatPath(MODEL, true);
+    if (family.streamErrors) {
+      const type = { anthropic: 'rate_limit_error', cloudb: 'RESOURCE_EXHAUSTED', cloudc: 'throttlingException' }[family.provider]!;
+      fam().mock.script({ path, streamError: { after: 0, type, message: 'slow down, at the start' } });
+    } else {
+      // The vendor's own in-band error (no status of its own: its code names it), as compatible servers and proxies send it.
+      const error = { message: 'slow down, at the start', type: 'requests', param: null, code: 'rate_limit_exceeded' };
+      fam().mock.script({ path, body: `data: ${JSON.stringify({ error })}\n\n`, contentType: 'text/event-stream' });
+    }
+  };
+
+  it('answers a stream the provider opened with an error as that error: its status, in the gateway body naming the provider', async () => {
+    openWithRateLimit();
+    const error = (await gw.client(config()).chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(429);
+    expect(error.error).toMatchObject({ provider: family.provider, message: 'slow down, at the start' });
+  });
+
+  it('retries a stream the provider opened with an error, and falls back past it: nothing had gone out', async () => {
+    openWithRateLimit();
+    const retried = await gw.post('/v1/chat/completions', config({ retry: { attempts: 1 } }), { model: MODEL, messages: MESSAGES, stream: true });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('x-gateway-retry-attempt-count')).toBe('1');
+    expect(sseFrames(await retried.text()).at(-1)).toEqual({ event: null, data: '[DONE]' });
+    openWithRateLimit();
+    const fallback = { strategy: { mode: 'fallback' }, targets: [config(), config()] };
+    const res = await gw.post('/v1/chat/completions', fallback, { model: MODEL, messages: MESSAGES, stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    const frames = sseFrames(await res.text());
+    expect(frames.at(-1)).toEqual({ event: null, data: '[DONE]' });
+    expect(frames.some((f) => f.event === 'error')).toBe(false);
+  });
+
   it('ends a stream with an error event and no [DONE] when the provider connection breaks', async () => {
     fam().mock.script({ path: family.chatPath(MODEL, true), breakAfter: 2 });
     const res = await gw.post('/v1/chat/completions', config(), { model: MODEL, messages: MESSAGES, stream: true });

@@ -103,4 +103,21 @@ describe('the first byte of a body (bodyBegun, what the transport waits for befo
     expect(text.startsWith('data: ')).toBe(true);
     expect(text).toContain('data: [DONE]');
   });
+
+  it('waits past the bytes held so far with `after`, holds every byte once, and forwards them all (heldBody: a stream\'s start read before it goes on)', async () => {
+    mock.script({ frameDelayMs: 30 });
+    const response = await send(chatStream(mock.url, 4));
+    await response.bodyBegun!();
+    const first = Buffer.from(response.heldBody!());
+    expect(first.length).toBeGreaterThan(0);
+    const more = response.bodyBegun!(first.length);
+    expect(more).not.toBeNull();
+    await more;
+    const held = response.heldBody!();
+    expect(held.length).toBeGreaterThan(first.length);
+    expect(held.subarray(0, first.length).equals(first)).toBe(true);
+    const text = (await response.readAll()).toString();
+    expect(text.startsWith(held.toString())).toBe(true);
+    expect(text.split('data: [DONE]')).toHaveLength(2);
+  });
 });

@@ -7,7 +7,7 @@ import { joinUrl, refuseClientQuery } from '../shared/url.ts';
 import { manifestEndpoints, missingKey, notSupported } from '../shared/vendor-shaped.ts';
 import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
-import { MessagesStreamMapper } from './stream.ts';
+import { MessagesStreamMapper, messagesStreamOpening } from './stream.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -20,6 +20,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
+    streamOpening: messagesStreamOpening,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.apiKey === null) throw missingKey(NAME);

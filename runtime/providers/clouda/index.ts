@@ -12,6 +12,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, Provide
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';
 import { missingKey, missingOption, notSupported, vendorBodyCall } from '../shared/vendor-shaped.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
+import { vendorStreamOpening } from '../shared/stream-opening.ts';
 
 const NAME = 'clouda';
 /** Used when neither `api_version` nor `clouda_api_version` is set: the newest GA data-plane version. */
@@ -38,6 +39,7 @@ export function cloudaAdapter(): ProviderAdapter {
   const asksStreamUsage = providerEntry(NAME)?.asks_stream_usage === true;
   return {
     name: NAME,
+    streamOpening: vendorStreamOpening,
     readsBody: (endpoint, { options }) => endpoint !== 'passthrough' && Array.isArray(options.deployments),
     prepare(call: ProviderCall): PreparedCall {
       if (call.apiKey === null) throw missingKey(NAME);

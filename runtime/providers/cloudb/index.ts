@@ -13,7 +13,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '
 import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
 import { toGenerateContentRequest } from './request.ts';
 import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
-import { GenerateContentStreamMapper } from './stream.ts';
+import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
 
 const NAME = 'cloudb';
@@ -31,6 +31,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
+    streamOpening: generateContentStreamOpening,
     async prepare(call: ProviderCall): Promise<PreparedCall> {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.endpoint !== 'passthrough') refuseClientQuery(NAME, call.path);

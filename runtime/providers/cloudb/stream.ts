@@ -3,6 +3,7 @@
 // marks the end and usageMetadata (on the last event) the token counts.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
+import { eventJson, jsonOpeningError, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
@@ -86,3 +87,14 @@ export class GenerateContentStreamMapper implements StreamMapper {
     return out;
   }
 }
+
+/**
+ * A generateContent stream whose first event is an error (`{"error": {"code", "message",
+ * "status"}}`, the API's own error body) is the error answer of that status.
+ */
+export const generateContentStreamOpening = sseOpening((event) => {
+  if (!event.data.includes('"error"')) return null;
+  const error = eventJson(event)?.error as { code?: unknown; status?: unknown } | null | undefined;
+  if (typeof error !== 'object' || error === null) return null;
+  return jsonOpeningError(statusOfRpc(error.status, error.code), event.data);
+});

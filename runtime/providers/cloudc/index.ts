@@ -12,7 +12,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '
 import { toConverseRequest } from './request.ts';
 import { fromConverseError, fromConverseResponse, type ConverseResponse } from './response.ts';
 import { signV4 } from './sigv4.ts';
-import { ConverseStreamMapper } from './stream.ts';
+import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 
 const NAME = 'cloudc';
 export const SIGNING_SERVICE = 'bedrock';
@@ -22,6 +22,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
+    streamOpening: converseStreamOpening,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       const { options } = call;

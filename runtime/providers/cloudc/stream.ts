@@ -7,6 +7,7 @@ import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
+import { contentTypeIs, jsonOpeningError, OPENING_BYTES, type OpeningJudge } from '../shared/stream-opening.ts';
 
 export interface ConverseStreamOptions {
   provider: string;
@@ -110,3 +111,30 @@ export class ConverseStreamMapper implements StreamMapper {
     }
   }
 }
+
+const EVENT_STREAM_TYPE = /^application\/vnd\.amazon\.eventstream/i;
+
+/**
+ * A converse stream whose first message is an exception (`throttlingException`, …) is the error
+ * answer the API sends for it with a status: its JSON payload as the body, its type in
+ * `x-amzn-errortype`, where the error mapping reads it (response.ts).
+ */
+export const converseStreamOpening: OpeningJudge = {
+  streams: (headers) => contentTypeIs(headers, EVENT_STREAM_TYPE),
+  judge(held) {
+    let first: EventMessage | undefined;
+    try {
+      [first] = new EventStreamDecoder().push(held);
+    } catch {
+      // Corrupt framing: the stream's mapper reports it as the broken stream it is.
+      return 'began';
+    }
+    if (first === undefined) return held.length >= OPENING_BYTES ? 'began' : 'more';
+    const kind = first.headers[':message-type'];
+    if (kind !== 'exception' && kind !== 'error') return 'began';
+    const type = String(first.headers[':exception-type'] ?? first.headers[':error-code'] ?? 'internalServerException');
+    const said = first.headers[':error-message'];
+    const body = first.payload.length > 0 ? first.payload : Buffer.from(JSON.stringify({ message: typeof said === 'string' ? said : 'The provider reported an error.' }));
+    return jsonOpeningError(statusOfException(type), body, { 'x-amzn-errortype': type });
+  },
+};

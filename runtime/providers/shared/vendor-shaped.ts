@@ -6,6 +6,7 @@ import { vendorShapedError } from './errors.ts';
 import { joinUrl } from './url.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
 import { callAskingStreamUsage, streamUsageMapping } from './stream-usage.ts';
+import { vendorStreamOpening } from './stream-opening.ts';
 
 /** The inference endpoints whose error bodies are rewritten to name the provider. */
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -34,6 +35,7 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
   return {
     name,
     readsBody: () => false,
+    streamOpening: vendorStreamOpening,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !endpoints.has(call.endpoint)) throw notSupported(name, call.endpoint);
       const headers: Record<string, string> = options.extraHeaders?.(call) ?? {};

@@ -4,8 +4,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** What to do with one request: raw bytes to write (then close, unless `keepOpen`), or stall forever. */
-export type RawAnswer = { bytes: string | Buffer; keepOpen?: boolean } | { stall: true };
+/**
+ * What to do with one request: raw bytes to write (then close, unless `keepOpen`), or stall forever.
+ * `later`: more bytes written that long after the first ones (a body that arrives in two pieces).
+ */
+export type RawAnswer = { bytes: string | Buffer; keepOpen?: boolean; later?: { afterMs: number; bytes: string | Buffer } } | { stall: true };
 
 export interface RawProvider {
   /** Base URL with `/v1`, for custom_host. */
@@ -33,7 +36,17 @@ export async function startRawProvider(answer: (index: number) => RawAnswer): Pr
       const reply = answer(state.requests++);
       if ('stall' in reply) return;
       socket.write(reply.bytes);
-      if (reply.keepOpen !== true) socket.end();
+      const finish = (): void => {
+        if (reply.keepOpen !== true) socket.end();
+      };
+      if (reply.later === undefined) finish();
+      else {
+        const { afterMs, bytes } = reply.later;
+        setTimeout(() => {
+          if (!socket.destroyed) socket.write(bytes);
+          finish();
+        }, afterMs);
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
