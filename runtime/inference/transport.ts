@@ -270,15 +270,22 @@ function begunAnswer(response: UpstreamResponse, opening?: OpeningJudge): Promis
   });
 }
 
-/** A begun answer once its first event is in: itself, or the error answer it opened with. */
+/**
+ * A begun answer once its first event is in: itself, or the error answer it opened with. A stream
+ * that ends before its first event is whole is a failed attempt, like one that breaks.
+ */
 function openedAnswer(response: UpstreamResponse, opening: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {
   const held = response.heldBody!();
   const verdict = opening.judge(held);
   if (verdict === 'began') return response;
   if (verdict !== 'more') return openingErrorAnswer(response, verdict);
   const more = response.bodyBegun!(held.length);
-  // Null: more bytes are already here, or the body ended (an unfinished event is no event: it goes on as it came).
-  if (more === null) return response.heldBody!().length > held.length ? openedAnswer(response, opening) : response;
+  if (more === null) {
+    if (response.heldBody!().length > held.length) return openedAnswer(response, opening);
+    // The body ended: a stream without one whole event answers nothing (an SDK's iterator would just stop), and nothing went out yet.
+    response.discard();
+    throw new GatewayError('provider_invalid_response', held.length === 0 ? "The provider's stream ended without an event." : "The provider's stream ended inside its first event.");
+  }
   return more.then(() => openedAnswer(response, opening), (error: unknown) => {
     throw unreadAnswerError(error);
   });

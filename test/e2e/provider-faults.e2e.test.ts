@@ -411,4 +411,17 @@ describe('a broken answer through the messages-style adapter (which transforms i
       await ok.arrayBuffer();
     });
   }
+
+  it('is a failed attempt when its stream breaks inside its first event: nothing was mapped or sent yet, so the fallback answers', async () => {
+    const start = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","con';
+    const raw = await startRawProvider(() => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n${start}` }));
+    providers.push(raw);
+    const messages = { provider: 'anthropic', api_key: 'k', custom_host: raw.baseURL };
+    const streamed = JSON.stringify({ ...JSON.parse(CHAT), stream: true, max_tokens: 16 });
+    const fallback = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [messages, target(0)] }).replaceAll('{{mock0}}', e2e.mocks[0].baseURL);
+    const ok = await e2e.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': fallback, 'content-type': 'application/json' }, body: streamed });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(await ok.text()).toContain('data: [DONE]');
+  });
 });

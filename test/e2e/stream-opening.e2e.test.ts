@@ -1,6 +1,7 @@
 // A 2xx stream is passed on once its first event is in: one that opened with an error is that
 // error's answer (its status, a failed attempt that retries and fallbacks move past), wherever the
-// event's bytes were split; one that opened with anything else is passed on byte for byte.
+// event's bytes were split; one that opened with anything else is passed on byte for byte; one
+// that ended before a whole event is a failed attempt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, errorOf, startE2E, target } from './harness.ts';
 import { type RawAnswer, type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
@@ -66,10 +67,16 @@ describe('a stream that opens with an error', () => {
     }
   });
 
-  it('is passed on when the stream ends before its first event is whole: there was no event to judge', async () => {
-    answer = { bytes: HEAD + ERROR_EVENT.trimEnd() };
-    const res = await send(rawTarget());
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe(ERROR_EVENT.trimEnd());
+  it('is a failed attempt when the stream ends before its first event is whole, or without a byte: it answered nothing', async () => {
+    for (const body of [ERROR_EVENT.trimEnd(), CHUNK.slice(0, 30), '']) {
+      answer = { bytes: HEAD + body };
+      const res = await send(rawTarget());
+      expect(res.status).toBe(502);
+      expect(await errorOf(res)).toMatchObject({ code: 'provider_invalid_response', message: expect.stringMatching(/stream ended (without an event|inside its first event)/) });
+      answer = { bytes: HEAD + body };
+      const fallback = await send({ strategy: { mode: 'fallback' }, targets: [rawTarget(), target(0)] });
+      expect(fallback.status).toBe(200);
+      expect(await fallback.text()).toContain('data: [DONE]');
+    }
   });
 });
