@@ -31,7 +31,9 @@ const oddModel = fc.oneof(oddMember, fc.constantFrom('gpt-4o-mini', 'm\n# HELP x
 const oddAnswer = fc.record({ model: oddModel, usage: oddUsage, choices: fc.oneof(oddMember, fc.array(fc.oneof(oddChoice, oddMember), { maxLength: 3 })), text: oddMember, segments: oddMember }, { requiredKeys: [] });
 // Transcript, image and speech events too: their last one carries the usage the log reads.
 const oddEvent = fc.record({ type: fc.constantFrom('transcript.text.delta', 'transcript.text.done', 'image_generation.partial_image', 'image_generation.completed', 'speech.audio.delta', 'speech.audio.done'), delta: oddMember, text: oddMember, b64_json: oddMember, usage: oddUsage }, { requiredKeys: ['type'] });
-const oddStream = fc.array(fc.oneof(oddAnswer, oddEvent), { maxLength: 4 })
+// An error as an event, first or later (a proxy's `data: {"error": …}`), whose members are any JSON.
+const oddError = fc.record({ error: fc.oneof(oddMember, fc.record({ message: oddMember, type: oddMember, code: oddMember, status: oddMember }, { requiredKeys: [] })) });
+const oddStream = fc.array(fc.oneof(oddAnswer, oddEvent, oddError), { maxLength: 4 })
   .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n` }));
 
 /** Messages-API answers and events with members of any type: what the gateway translates into chat. */
