@@ -13,10 +13,11 @@ import { isNeverForwarded } from '../../compiler/config/forwarding.ts';
 import { HostPolicy, policyHostname } from '../providers/host-policy.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { StoredCredentials, StoredIntegration } from '../providers/stored-credentials.ts';
-import { mapResponse } from '../providers/shared/mapped-response.ts';
+import { mappedError, mapResponse } from '../providers/shared/mapped-response.ts';
 import { splitUrl } from '../providers/shared/url.ts';
-import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../providers/types.ts';
-import type { OpeningError, OpeningJudge } from '../providers/shared/stream-opening.ts';
+import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ResponseMapping } from '../providers/types.ts';
+import type { OpeningJudge } from '../providers/shared/stream-opening.ts';
+import { dressedErrorAnswer, type ErrorAnswer } from '../providers/shared/error-answer.ts';
 import { send } from '../upstream/send.ts';
 import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
@@ -191,7 +192,7 @@ export class InferenceTransport {
       attempt.reportedUsage = usage;
     };
     const answered = sent.then((response) => begunAnswer(response, opening)).then((response) => mapResponse(response, mapping, report));
-    return whole ? answered.then(wholeAnswer) : answered;
+    return whole ? answered.then((response) => wholeAnswer(response, undefined, mapping)) : answered;
   }
 
   #headers(req: Exchange, configForwarded: readonly string[], provider: Record<string, string>): Record<string, string> {
@@ -278,7 +279,10 @@ function openedAnswer(response: UpstreamResponse, opening: OpeningJudge): Promis
   const held = response.heldBody!();
   const verdict = opening.judge(held);
   if (verdict === 'began') return response;
-  if (verdict !== 'more') return openingErrorAnswer(response, verdict);
+  if (verdict !== 'more') {
+    response.discard();
+    return errorAnswer(response, verdict);
+  }
   const more = response.bodyBegun!(held.length);
   if (more === null) {
     if (response.heldBody!().length > held.length) return openedAnswer(response, opening);
@@ -291,14 +295,13 @@ function openedAnswer(response: UpstreamResponse, opening: OpeningJudge): Promis
   });
 }
 
-/** Headers of a stream that do not describe the error answer made of its first event. */
-const STREAM_BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'cache-control']);
+/** Headers of a 2xx answer that do not describe the error answer made of it. */
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'cache-control']);
 
-/** The error a stream opened with, as the answer the provider would have sent with its status; the rest of the stream is let go. */
-function openingErrorAnswer(response: UpstreamResponse, error: OpeningError): UpstreamResponse {
-  response.discard();
+/** The error a 2xx answer carried, as the answer the provider would have sent with its status: its other headers kept. */
+function errorAnswer(response: UpstreamResponse, error: ErrorAnswer): UpstreamResponse {
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(response.headers)) if (!STREAM_BODY_HEADERS.has(name)) headers[name] = value;
+  for (const [name, value] of Object.entries(response.headers)) if (!BODY_HEADERS.has(name)) headers[name] = value;
   Object.assign(headers, error.headers);
   headers['content-length'] = String(error.body.length);
   return bufferedResponse(error.status, headers, error.body);
@@ -315,15 +318,22 @@ function compressedBy(headers: Record<string, string | string[]>): string {
  * A 2xx non-streamed JSON answer is read whole (bounded by GATEWAY_UPSTREAM_MAX_BYTES) before the
  * client sees a byte of it: a body that breaks, is cut short, or is not a JSON object is a failed
  * attempt (502 provider_invalid_response) that retries and fallbacks move past, never a 200 with a
- * truncated or garbled body. Streams flow as they are once begun (begunAnswer); error answers at once.
+ * truncated or garbled body. One whose top-level `error` says it failed (error-answer.ts) is that
+ * error's answer, mapped as the provider's errors are (`mapping`). Streams flow as they are once
+ * begun (begunAnswer); error answers at once.
  */
-function wholeAnswer(response: UpstreamResponse, opening?: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {
+function wholeAnswer(response: UpstreamResponse, opening?: OpeningJudge, mapping: ResponseMapping | null = null): Promise<UpstreamResponse> | UpstreamResponse {
   if (response.status < 200 || response.status >= 300) return response;
   const type = response.headers['content-type'];
   if (typeof type === 'string' && type.startsWith('text/event-stream')) return begunAnswer(response, opening);
   return response.readAll().then(
     (body) => {
       if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', `The provider answered 2xx with a body that is not a JSON object${compressedBy(response.headers)}.`);
+      const dressed = dressedErrorAnswer(body);
+      if (dressed !== null) {
+        const answer = errorAnswer(response, dressed);
+        return mapping === null ? answer : mappedError(answer, mapping);
+      }
       const headers: Record<string, string | string[]> = { ...response.headers, 'content-length': String(body.length) };
       delete headers['transfer-encoding'];
       return bufferedResponse(response.status, headers, body);

@@ -174,6 +174,19 @@ describe.each(FAMILIES.map((f) => [f.provider, f] as const))('%s', (_name, famil
     expect(frames.some((f) => f.event === 'error')).toBe(false);
   });
 
+  it.runIf(family.vendorShaped)('answers a 200 whose body is an error (a proxy\'s failure after it accepted the request) as that error, and falls back past it', async () => {
+    const error = { code: 502, message: 'the upstream model is down' };
+    fam().mock.script({ path: family.chatPath(MODEL, false), body: JSON.stringify({ error }) });
+    const failed = (await gw.client(config()).chat.completions.create({ model: MODEL, messages: MESSAGES }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(failed.status).toBe(502);
+    expect(failed.error).toMatchObject({ provider: family.provider, message: 'the upstream model is down', code: '502' });
+    fam().mock.script({ path: family.chatPath(MODEL, false), body: JSON.stringify({ error }) });
+    const fallback = { strategy: { mode: 'fallback' }, targets: [config(), config()] };
+    const { data, response } = await gw.client(fallback).chat.completions.create({ model: MODEL, messages: MESSAGES }).withResponse();
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(data.choices[0].message.content).toContain(`[conf-${family.provider}]`);
+  });
+
   it('ends a stream with an error event and no [DONE] when the provider connection breaks', async () => {
     fam().mock.script({ path: family.chatPath(MODEL, true), breakAfter: 2 });
     const res = await gw.post('/v1/chat/completions', config(), { model: MODEL, messages: MESSAGES, stream: true });

@@ -26,6 +26,8 @@ export interface Family {
   tools: boolean;
   /** Whether the mock can inject an in-band stream error (the vendor mock cannot). */
   streamErrors: boolean;
+  /** Whether answers come back in the vendor's shape untranslated (the vendor-shaped adapters and cloud A). */
+  vendorShaped: boolean;
   start(label: string): Promise<FamilyMock>;
 }
 
@@ -35,6 +37,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: () => '/v1/chat/completions',
     tools: false,
     streamErrors: false,
+    vendorShaped: true,
     async start(label) {
       const mock = await startVendorMock({ label });
       const target = (extra = {}) => ({ provider: 'vendor', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, ...extra });
@@ -46,6 +49,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: () => '/v1/chat/completions',
     tools: false,
     streamErrors: false,
+    vendorShaped: true,
     async start(label) {
       const mock = await startVendorMock({ label });
       const target = (extra = {}) => ({ provider: 'groq', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL, ...extra });
@@ -57,6 +61,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: () => '/v1/messages',
     tools: true,
     streamErrors: true,
+    vendorShaped: false,
     async start(label) {
       const mock = await startMessagesMock({ label });
       const target = (extra = {}) => ({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: mock.baseURL, ...extra });
@@ -68,6 +73,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: () => '/openai/deployments/chat-prod/chat/completions',
     tools: false,
     streamErrors: false,
+    vendorShaped: true,
     async start(label) {
       const mock = await startCloudaMock({ label });
       const target = (extra = {}) => ({
@@ -85,6 +91,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: (model, stream) => `/v1/projects/mock-project-123/locations/${CLOUDB_REGION}/publishers/google/models/${model}:${stream ? 'streamGenerateContent' : 'generateContent'}`,
     tools: true,
     streamErrors: true,
+    vendorShaped: false,
     async start(label) {
       const mock: CloudbMock = await startCloudbMock({ label });
       const target = (extra = {}) => ({ provider: 'cloudb', custom_host: `${mock.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: mock.serviceAccount, ...extra });
@@ -97,6 +104,7 @@ export const FAMILIES: readonly Family[] = [
     chatPath: (model, stream) => `/model/${encodeURIComponent(model)}/${stream ? 'converse-stream' : 'converse'}`,
     tools: true,
     streamErrors: true,
+    vendorShaped: false,
     async start(label) {
       const mock = await startCloudcMock({ label });
       const target = (extra = {}) => ({

@@ -3,7 +3,8 @@
 // reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { eventJson, jsonOpeningError, sseOpening } from '../shared/stream-opening.ts';
+import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { chatUsageOf, finishReasonOf, statusOfErrorType, type MessagesUsage } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
@@ -131,5 +132,5 @@ export const messagesStreamOpening = sseOpening((event) => {
   if (event.event !== 'error') return null;
   const error = eventJson(event)?.error as { type?: unknown } | undefined;
   const type = typeof error?.type === 'string' ? error.type : 'api_error';
-  return jsonOpeningError(statusOfErrorType(type), event.data);
+  return jsonErrorAnswer(statusOfErrorType(type), event.data);
 });

@@ -3,7 +3,8 @@
 // marks the end and usageMetadata (on the last event) the token counts.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { eventJson, jsonOpeningError, sseOpening } from '../shared/stream-opening.ts';
+import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
@@ -96,5 +97,5 @@ export const generateContentStreamOpening = sseOpening((event) => {
   if (!event.data.includes('"error"')) return null;
   const error = eventJson(event)?.error as { code?: unknown; status?: unknown } | null | undefined;
   if (typeof error !== 'object' || error === null) return null;
-  return jsonOpeningError(statusOfRpc(error.status, error.code), event.data);
+  return jsonErrorAnswer(statusOfRpc(error.status, error.code), event.data);
 });

@@ -7,7 +7,8 @@ import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
-import { contentTypeIs, jsonOpeningError, OPENING_BYTES, type OpeningJudge } from '../shared/stream-opening.ts';
+import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { contentTypeIs, OPENING_BYTES, type OpeningJudge } from '../shared/stream-opening.ts';
 
 export interface ConverseStreamOptions {
   provider: string;
@@ -135,6 +136,6 @@ export const converseStreamOpening: OpeningJudge = {
     const type = String(first.headers[':exception-type'] ?? first.headers[':error-code'] ?? 'internalServerException');
     const said = first.headers[':error-message'];
     const body = first.payload.length > 0 ? first.payload : Buffer.from(JSON.stringify({ message: typeof said === 'string' ? said : 'The provider reported an error.' }));
-    return jsonOpeningError(statusOfException(type), body, { 'x-amzn-errortype': type });
+    return jsonErrorAnswer(statusOfException(type), body, { 'x-amzn-errortype': type });
   },
 };

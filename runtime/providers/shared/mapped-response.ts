@@ -22,7 +22,7 @@ export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping
   if (mapping === null) return upstream;
   mapping.observe?.(upstream.status);
   const ok = upstream.status >= 200 && upstream.status < 300;
-  if (!ok) return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
+  if (!ok) return mappedError(upstream, mapping);
   if (mapping.stream !== undefined) return streamed(upstream, new ShapeGuard(mapping.provider, mapping.stream()), reportUsage);
   if (mapping.json !== undefined) return buffered(upstream, (body) => {
     try {
@@ -34,6 +34,11 @@ export function mapResponse(upstream: UpstreamResponse, mapping: ResponseMapping
     }
   });
   return upstream;
+}
+
+/** An error answer (the provider's, or one made of what came with a 2xx: error-answer.ts) as the mapping's `error` rewrites it. */
+export function mappedError(upstream: UpstreamResponse, mapping: ResponseMapping): UpstreamResponse {
+  return mapping.error === undefined ? upstream : buffered(upstream, (body) => mapping.error!(upstream.status, body, upstream.headers));
 }
 
 // Said without the JavaScript error's wording ("Cannot read properties of null"), which names none of the provider's fields.

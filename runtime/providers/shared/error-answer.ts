@@ -1,0 +1,70 @@
+// An error answer made of what a provider sent inside a 2xx answer: the first event of a stream
+// (stream-opening.ts), or a JSON answer that is an error dressed as success (`{"error": {...}}` with
+// status 200, as OpenRouter and other proxies answer a failure that came after they accepted the
+// request). Nothing of it has reached the client, so it is answered as the error it is, with the
+// status it names: retries, fallbacks, the circuit breaker and the log see that status.
+import { jsonObjectOf } from './errors.ts';
+
+/** An error answer: its status, the headers that describe its body, and the body. */
+export interface ErrorAnswer {
+  status: number;
+  /** content-type, and any header the family's error mapping reads. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** An error answer with a JSON body. */
+export function jsonErrorAnswer(status: number, body: string | Buffer, headers: Record<string, string> = {}): ErrorAnswer {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? Buffer.from(body) : body };
+}
+
+const ERROR_NAME = Buffer.from('"error"');
+
+/**
+ * A 2xx vendor-shaped JSON answer (chat, completions, embeddings) whose top-level `error` is an object
+ * or a message: the error answer of the status it names (vendorErrorStatus), the body as it came.
+ * Null for any other answer; most are ruled out by a native search for the member's name.
+ */
+export function dressedErrorAnswer(body: Buffer): ErrorAnswer | null {
+  if (!body.includes(ERROR_NAME)) return null;
+  const error = jsonObjectOf(body)?.error;
+  return isErrorMember(error) ? jsonErrorAnswer(vendorErrorStatus(error), body) : null;
+}
+
+/** An `error` member that says something went wrong: an object, or a message. */
+export function isErrorMember(error: unknown): boolean {
+  return (typeof error === 'object' && error !== null) || (typeof error === 'string' && error !== '');
+}
+
+/** The HTTP status a vendor-shaped error object stands for. */
+export function vendorErrorStatus(error: unknown): number {
+  if (typeof error !== 'object' || error === null) return 500;
+  const e = error as Record<string, unknown>;
+  for (const value of [e.status, e.code]) {
+    const status = typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : NaN;
+    if (status >= 400 && status < 600) return status;
+  }
+  for (const value of [e.type, e.code]) {
+    if (typeof value === 'string' && Object.hasOwn(STATUS_OF_TYPE, value)) return STATUS_OF_TYPE[value];
+  }
+  return 500;
+}
+
+/** Error types and codes of the vendor's API, the messages-style API and the common proxies, by the status they are sent with. */
+const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  model_not_found: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  overloaded_error: 529,
+  service_unavailable: 503,
+  server_error: 500,
+  api_error: 500,
+};
+
