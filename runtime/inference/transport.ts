@@ -185,7 +185,10 @@ export class InferenceTransport {
     const whole = WHOLE_ANSWERS.has(req.endpoint);
     const opening = OPENED_STREAMS.has(req.endpoint) ? adapter.streamOpening : undefined;
     // The usual answer (the vendor's own, chat): one step, reading it whole or waiting for its stream to begin.
-    if (mapping === null) return whole ? sent.then((response) => wholeAnswer(response, opening)) : sent.then(begunAnswer);
+    if (mapping === null) {
+      if (whole) return sent.then((response) => wholeAnswer(response, opening));
+      return opening === undefined ? sent.then(begunAnswer) : sent.then((response) => begunAnswer(response, opening));
+    }
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
     const report = mapping.stream === undefined ? undefined : (usage: unknown): void => {
@@ -250,15 +253,19 @@ const NO_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({});
 /** Endpoints whose non-streamed answers are JSON the client reads whole. */
 const WHOLE_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
-/** Endpoints whose streams are read up to their first event, for an error they open with (ProviderAdapter.streamOpening). */
-const OPENED_STREAMS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions']);
+/**
+ * Endpoints whose streams are read up to their first event, for an error they open with
+ * (ProviderAdapter.streamOpening): a pass-through stream too (the messages API's own `/messages`,
+ * a forwarded Responses call), since a family's streams share their format and its errors.
+ */
+const OPENED_STREAMS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'passthrough']);
 
 /**
  * A 2xx answer goes on once the first byte of its body is in (or its end): one whose connection
  * breaks before (a stream that never began) is a failed attempt (502 provider_invalid_response) that
  * retries and fallbacks move past, as a broken whole answer is, instead of the client's error after
  * the route was done. The client sees nothing before that byte anyway (its head is written with it).
- * With `opening` (a chat or completions answer), a stream goes on once its first event is in, and
+ * With `opening` (a chat, completions or pass-through answer), a stream goes on once its first event is in, and
  * one that opened with an error is that error's answer (providers/shared/stream-opening.ts).
  */
 function begunAnswer(response: UpstreamResponse, opening?: OpeningJudge): Promise<UpstreamResponse> | UpstreamResponse {

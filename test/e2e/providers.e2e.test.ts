@@ -153,6 +153,28 @@ describe('families reached by headers alone (SPEC §5.2, §5.4)', () => {
     expect(messages.requests.slice(before).map((r) => r.status)).toEqual([529, 200]);
   });
 
+  it('messages-style: a pass-through /v1/messages stream the API opens with overloaded_error is its own 529 alone, and retried', async () => {
+    const target = { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL };
+    const send = (config: Record<string, unknown>) => fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': JSON.stringify(config), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'through as it is' }] }),
+    });
+    const overloaded = { path: '/v1/messages', streamError: { after: 0, type: 'overloaded_error', message: 'Overloaded' } };
+    messages.script(overloaded);
+    const alone = await send(target);
+    // What the API answers when it is overloaded before a stream begins, which its SDK retries.
+    expect(alone.status).toBe(529);
+    expect(await alone.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    messages.script(overloaded);
+    const retried = await send({ ...target, retry: { attempts: 1 } });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('x-gateway-retry-attempt-count')).toBe('1');
+    const text = await retried.text();
+    expect(text).toContain('event: message_start');
+    expect(text).toContain('event: message_stop');
+  });
+
   it('cloud A: x-gateway-clouda-deployment-id and -api-version, the Bearer token converted to api-key', async () => {
     const data = await sdk({
       'x-gateway-provider': 'clouda',

@@ -140,3 +140,15 @@ describe('the converse-stream judge', () => {
     expect(read(converseStreamOpening, EVENT_STREAM, corrupt)).toBe('began');
   });
 });
+
+describe('an `error` event that is the error itself (the Responses API\'s)', () => {
+  test.prop([fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom(['rate_limit_exceeded', 429], ['server_error', 500], ['ERR_UNKNOWN', 500])])(
+    'is the error answer its code names, the event as the error in its body',
+    (message, [code, status]) => {
+      const event = { type: 'error', code, message, param: null, sequence_number: 1 };
+      const verdict = read(vendorStreamOpening, SSE, Buffer.from(`event: error\ndata: ${JSON.stringify(event)}\n\n`));
+      expect(verdict).toMatchObject({ status });
+      expect(JSON.parse((verdict as { body: Buffer }).body.toString())).toEqual({ error: event });
+    },
+  );
+});

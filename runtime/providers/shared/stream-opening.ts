@@ -48,7 +48,7 @@ export function eventJson(event: SseEvent): Record<string, unknown> | null {
  * The vendor-shaped families' judge: an `error` event, or an event whose JSON has an `error` object
  * or message (`"error": false` or `null` is no error). The status is the error's own (`status` or
  * `code` as an HTTP status), else the one its type names, else 500; the body is the event's JSON
- * (`{"error": {...}}`, the family's error body).
+ * (`{"error": {...}}`, the family's error body), or an `error` event's data as the `error` in it.
  */
 export const vendorStreamOpening: OpeningJudge = sseOpening((event) => {
   const named = event.event === 'error';
@@ -56,11 +56,14 @@ export const vendorStreamOpening: OpeningJudge = sseOpening((event) => {
   if (!named && !event.data.includes('"error"')) return null;
   const json = eventJson(event);
   const error = json?.error;
-  if (json === null || !isErrorMember(error)) {
-    if (!named) return null;
-    return jsonErrorAnswer(500, JSON.stringify({ error: { message: json === null ? event.data : 'The provider opened its stream with an error.', type: 'provider_error', param: null, code: null } }));
+  if (isErrorMember(error)) return jsonErrorAnswer(vendorErrorStatus(error), event.data);
+  if (!named) return null;
+  // An `error` event that is the error itself (the Responses API's `{"type": "error", "code", "message"}`), or not JSON.
+  if (json !== null) {
+    const message = typeof json.message === 'string' && json.message !== '' ? json.message : 'The provider opened its stream with an error.';
+    return jsonErrorAnswer(vendorErrorStatus(json), JSON.stringify({ error: { ...json, message } }));
   }
-  return jsonErrorAnswer(vendorErrorStatus(error), event.data);
+  return jsonErrorAnswer(500, JSON.stringify({ error: { message: event.data, type: 'provider_error', param: null, code: null } }));
 });
 
 /** Whether the answer's content type matches `type` (a pattern anchored at its start, case-insensitive). */
