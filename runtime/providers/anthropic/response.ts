@@ -80,16 +80,3 @@ export function fromMessagesError(provider: string, status: number, body: Buffer
   return mappedError(provider, status, stringOr(inner?.message, bodyExcerpt(body, status))!, stringOr(inner?.type, null));
 }
 
-/** The status the messages API uses for an error type (for errors that arrive inside a stream). */
-export function statusOfErrorType(type: string): number {
-  switch (type) {
-    case 'invalid_request_error': return 400;
-    case 'authentication_error': return 401;
-    case 'permission_error': return 403;
-    case 'not_found_error': return 404;
-    case 'request_too_large': return 413;
-    case 'rate_limit_error': return 429;
-    case 'overloaded_error': return 529;
-    default: return 500;
-  }
-}

@@ -3,10 +3,10 @@
 // reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { jsonErrorAnswer, statusOfErrorType } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
-import { chatUsageOf, finishReasonOf, statusOfErrorType, type MessagesUsage } from './response.ts';
+import { chatUsageOf, finishReasonOf, type MessagesUsage } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
 
 export interface MessagesStreamOptions {

@@ -50,7 +50,15 @@ export function vendorErrorStatus(error: unknown): number {
   return 500;
 }
 
-/** Error types and codes of the vendor's API, the messages-style API and the common proxies, by the status they are sent with. */
+/** The status an error type is sent with (the messages API's types among them: `overloaded_error` 529); 500 for one not known (`api_error`). */
+export function statusOfErrorType(type: string): number {
+  return Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type] : 500;
+}
+
+/**
+ * Error types and codes by the status they are sent with: the messages API's (all of them), the
+ * vendor's, and the common proxies'.
+ */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
   authentication_error: 401,
