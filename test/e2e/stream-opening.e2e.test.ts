@@ -57,14 +57,20 @@ describe('a stream that opens with an error', () => {
     expect(raw.requests - before).toBe(2);
   });
 
-  it('is passed on as it came once the stream is under way: a first chunk split in two, or a keep-alive comment first', async () => {
-    for (const opening of [CHUNK, ': keep-alive\n\n']) {
-      const rest = `${opening === CHUNK ? '' : CHUNK}${ERROR_EVENT}`;
-      answer = { bytes: HEAD + opening.slice(0, 7), later: { afterMs: 30, bytes: opening.slice(7) + rest } };
+  it('is passed on as it came once the stream is under way: a first chunk split in two, or one after keep-alive comments', async () => {
+    for (const opening of [CHUNK, `: keep-alive\n\n${CHUNK}`]) {
+      answer = { bytes: HEAD + opening.slice(0, 7), later: { afterMs: 30, bytes: opening.slice(7) + ERROR_EVENT } };
       const res = await send(rawTarget());
       expect(res.status).toBe(200);
-      expect(await res.text()).toBe(opening + rest);
+      expect(await res.text()).toBe(opening + ERROR_EVENT);
     }
+  });
+
+  it('is read past keep-alive comments (a proxy sends them while it works): an error after them is still the error answer', async () => {
+    answer = { bytes: `${HEAD}: OPENROUTER PROCESSING\n\n`, later: { afterMs: 30, bytes: `: OPENROUTER PROCESSING\n\n${ERROR_EVENT}` } };
+    const res = await send(rawTarget());
+    expect(res.status).toBe(503);
+    expect(await errorOf(res)).toMatchObject({ message: 'the model is overloaded' });
   });
 
   it('is a failed attempt when the stream ends before its first event is whole, or without a byte: it answered nothing', async () => {

@@ -1,7 +1,7 @@
 // How each family's judge reads the start of a 2xx stream (runtime/providers/shared/stream-opening.ts):
 // however the bytes arrive, a stream is `more` until its first event is whole, then the error answer
 // it opened with (the status its type names, the error as the body) or `began`; never judged on a
-// later event, a keep-alive comment first, or an answer that is not the family's stream.
+// later event (keep-alive comments before the first are read past), or an answer that is not the family's stream.
 import { describe, expect } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
@@ -56,10 +56,10 @@ describe('the vendor-shaped judge', () => {
     verdictsOverPrefixes(vendorStreamOpening, SSE, wire, endOf(first), 'began');
   });
 
-  test.prop([text, lineEnd])('a keep-alive comment first has begun', (message, end) => {
-    const first = `: keep-alive${end}`;
-    const wire = Buffer.from(`${first}data: ${JSON.stringify({ error: { message } })}${end}${end}`);
-    verdictsOverPrefixes(vendorStreamOpening, SSE, wire, endOf(first), 'began');
+  test.prop([text, lineEnd, fc.integer({ min: 1, max: 5 })])('keep-alive comments before the first event are read past: an error after them is the error answer', (message, end, comments) => {
+    const data = JSON.stringify({ error: { message, code: 502 } });
+    const first = `${`: OPENROUTER PROCESSING${end}${end}`.repeat(comments)}data: ${data}${end}${end}`;
+    verdictsOverPrefixes(vendorStreamOpening, SSE, Buffer.from(first + `data: ${chunk('x')}${end}${end}`), endOf(first), { status: 502, headers: { 'content-type': 'application/json' }, body: Buffer.from(data) });
   });
 
   test.prop([fc.constantFrom(false, null, 0, '', true)])('an event whose `error` member is not an object or a message has begun', (error) => {

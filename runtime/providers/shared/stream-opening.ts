@@ -4,8 +4,9 @@
 // then (its head is written with the first byte, runtime/inference/transport.ts), so such a stream
 // is the error answer it stands for: the status its error type names and the error as the body, which
 // retries, fallbacks, circuit breakers and the log treat like the same error sent with that status.
-// Only the first event is read: an error after a token, a role or a keep-alive comment ends a
-// stream that is under way, and is passed on as it comes.
+// Only the first event is read (keep-alive comments before it are read past: OpenRouter sends them
+// while it works on a request, then its error if that failed): an error after a token or a role ends
+// a stream that is under way, and is passed on as it comes.
 import { type ErrorAnswer, isErrorMember, jsonErrorAnswer, vendorErrorStatus } from './error-answer.ts';
 import { jsonObjectOf } from './errors.ts';
 import { type SseEvent, SseParser } from './sse.ts';
@@ -26,15 +27,14 @@ export interface OpeningJudge {
 
 const SSE_TYPE = /^text\/event-stream/i;
 
-/** A judge for an SSE-speaking family: `errorOf` says whether its first event (never a comment) is an error. */
+/** A judge for an SSE-speaking family: `errorOf` says whether its first event (comments are none) is an error. */
 export function sseOpening(errorOf: (event: SseEvent) => ErrorAnswer | null): OpeningJudge {
   return {
     streams: (headers) => contentTypeIs(headers, SSE_TYPE),
     judge(held) {
-      // Comments kept: a keep-alive first means a stream that is under way, whose head may go out.
-      const [first] = new SseParser(OPENING_BYTES, 'skip', true).push(held.subarray(0, OPENING_BYTES));
+      const [first] = new SseParser(OPENING_BYTES, 'skip').push(held.subarray(0, OPENING_BYTES));
       if (first === undefined) return held.length >= OPENING_BYTES ? 'began' : 'more';
-      return first.comment === true ? 'began' : (errorOf(first) ?? 'began');
+      return errorOf(first) ?? 'began';
     },
   };
 }
