@@ -28,13 +28,14 @@ export function estimateMessageTokens(message: object): number {
 
 /**
  * The input tokens of a chat (`messages`, and the `tools` offered: providers count their definitions
- * as input) or completions (`prompt`) request body, parsed; anything else is counted by its JSON text.
+ * as input; the messages API's top-level `system` too) or completions (`prompt`) request body,
+ * parsed; anything else is counted by its JSON text.
  */
 export function estimateInputTokens(params: unknown): number {
   if (params !== null && typeof params === 'object') {
-    const { messages, prompt, tools } = params as { messages?: unknown; prompt?: unknown; tools?: unknown };
+    const { messages, prompt, tools, system } = params as { messages?: unknown; prompt?: unknown; tools?: unknown; system?: unknown };
     if (Array.isArray(messages)) {
-      let tokens = estimateTokens(tools);
+      let tokens = estimateTokens(tools) + estimateTokens(system);
       for (const message of messages) tokens += message !== null && typeof message === 'object' ? estimateMessageTokens(message) : TOKENS_PER_MESSAGE;
       return tokens;
     }

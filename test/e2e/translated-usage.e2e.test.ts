@@ -92,6 +92,55 @@ describe('prompt caching through the translated families', () => {
     }
   }
 
+  describe('the messages API\'s own /v1/messages, passed through as it is', () => {
+    const call = (trace: string, question: string, stream: boolean) => fetch(`${served.gateway.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'messages', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODELS.messages, max_tokens: 64, stream, system: [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: question }] }),
+    });
+    /** The API's usage as the answer carries it: the JSON's, or message_start's with message_delta's output. */
+    async function usageOf(res: Response, stream: boolean): Promise<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }> {
+      if (!stream) return ((await res.json()) as any).usage;
+      const events = (await res.text()).split('\n\n').filter((e) => e.includes('data: ')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)));
+      return { ...events.find((e) => e.type === 'message_start').message.usage, output_tokens: events.find((e) => e.type === 'message_delta').usage.output_tokens };
+    }
+
+    for (const stream of [false, true]) {
+      it(`${stream ? 'streamed' : 'JSON'}: logged with its usage (cache reads and writes counted as input), its model and its cost, as a translated chat is`, async () => {
+        const tag = `passthrough-messages-${stream}`;
+        await usageOf(await call(`${tag}-1`, `first ${tag}`, stream), stream);
+        const res = await call(`${tag}-2`, `second ${tag}`, stream);
+        expect(res.status).toBe(200);
+        const usage = await usageOf(res, stream);
+        expect(usage.cache_read_input_tokens).toBeGreaterThan(200);
+        const input = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+        const record = await logged(`${tag}-2`);
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'anthropic', model_requested: MODELS.messages, model_answered: MODELS.messages, stream });
+        expect(record.usage).toMatchObject({ input_tokens: input, cached_input_tokens: usage.cache_read_input_tokens, output_tokens: usage.output_tokens, estimated: false });
+        const pricing = catalog.find(MODELS.messages)!.pricing!;
+        const expected = ((input - usage.cache_read_input_tokens) * pricing.input_per_million + usage.cache_read_input_tokens * pricing.cached_input_per_million! + usage.output_tokens * pricing.output_per_million) / 1e6;
+        expect(record.cost_usd).toBeCloseTo(expected, 12);
+      });
+    }
+
+    it('a stream cut before its output was counted: the input message_start counted, the output estimated from the text that came', async () => {
+      messages.script({ path: '/v1/messages', breakAfter: 4 });
+      const res = await call('passthrough-messages-cut', 'cut me short please', true);
+      await res.text().catch(() => '');
+      const record = await logged('passthrough-messages-cut');
+      expect(record.usage.estimated).toBe(true);
+      expect(record.usage.input_tokens).toBeGreaterThan(200);
+      expect(record.usage.output_tokens).toBeGreaterThan(0);
+      expect(record.cost_usd).toBeGreaterThan(0);
+    });
+
+    it('its token count and other paths stay unmetered: they generate nothing', async () => {
+      const res = await fetch(`${served.gateway.url}/v1/models`, { headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'messages', 'x-gateway-trace-id': 'passthrough-messages-models' } });
+      await res.arrayBuffer();
+      expect((await logged('passthrough-messages-models')).usage).toBeNull();
+    });
+  });
+
   it('sends the mark where each family wants it: on the messages API\'s block, as cloud C\'s cachePoint after it; cloud B gets none', async () => {
     await ask('messages', 'placement-messages', 'where does it go', false);
     expect(messages.requests.at(-1)!.json).toMatchObject({ system: [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }] });

@@ -164,3 +164,56 @@ describe('JsonUsageTap on an answer too long to keep whole', () => {
   });
 });
 
+
+describe('SseUsageTap, messages dialect (the messages API\'s own stream, passed through)', () => {
+  const frame = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.integer({ min: 1, max: 5000 }) });
+  function messagesStream(c: { input: number; read: number; write: number; output: number }, texts: readonly string[], finished: boolean): Buffer {
+    const start = frame('message_start', { message: { id: 'msg_1', model: 'claude-sonnet-4-0', usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: 1 } } });
+    const deltas = texts.map((text) => frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })).join('');
+    const end = finished ? frame('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }) + frame('message_stop', {}) : '';
+    return Buffer.from(start + frame('ping', {}) + deltas + end);
+  }
+  function tappedMessages(chunks: readonly Buffer[]): RequestRecord {
+    const record = newRequestRecord('trace', 'POST', '/v1/messages');
+    const tap = new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'messages');
+    for (const chunk of chunks) tap.write(chunk);
+    tap.end();
+    return record;
+  }
+
+  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+    'a finished stream: its reported counts, input counting cache reads and writes, whatever the chunks',
+    (c, texts, offsets) => {
+      const record = tappedMessages(cutAt(messagesStream(c, texts, true), offsets));
+      const input = c.input + c.read + c.write;
+      expect(record.modelAnswered).toBe('claude-sonnet-4-0');
+      expect(record.usage).toMatchObject({ inputTokens: input, cachedInputTokens: c.read, outputTokens: c.output, totalTokens: input + c.output, estimated: false });
+    },
+  );
+
+  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
+    'a stream cut before message_delta: message_start\'s input, and an output estimated from its text, marked as such',
+    (c, texts) => {
+      const record = tappedMessages([messagesStream(c, texts, false)]);
+      const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
+      expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, outputTokens: Math.max(1, generated), estimated: true });
+    },
+  );
+
+  it('a stream without message_start is estimated from the request, as a chat stream without usage is', () => {
+    const record = tappedMessages([Buffer.from(frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'abcdefgh' } }))]);
+    expect(record.usage).toMatchObject({ inputTokens: 7, outputTokens: 2, estimated: true });
+  });
+});
+
+describe('JsonUsageTap, messages dialect', () => {
+  test.prop([fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.nat(5000) })])('reads the answer\'s usage with cache reads and writes as input', (c) => {
+    const record = newRequestRecord('trace', 'POST', '/v1/messages');
+    const tap = new JsonUsageTap(record, () => {}, 0, 'messages');
+    tap.write(Buffer.from(JSON.stringify({ id: 'msg_1', type: 'message', model: 'claude-sonnet-4-0', content: [], usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: c.output } })));
+    tap.end();
+    expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, cachedInputTokens: c.read, outputTokens: c.output, estimated: false });
+    expect(record.usage!.cacheCreationInputTokens ?? 0).toBe(c.write);
+  });
+});

@@ -16,6 +16,7 @@ import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
+import { ANTHROPIC_PROVIDER } from '../../providers/anthropic/index.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -63,15 +64,19 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const contentType = response.headers['content-type'];
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
-  const metering = meteringOf(x);
-  if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   const provider = outcome.provider;
+  const messages = isMessagesCall(x, provider);
+  const metering = messages ? 'estimated' : meteringOf(x);
+  if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return meterUnreadAnswer(x, outcome, response, services);
   // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
   const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceAnswer(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
-  const tap = stream ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage) : new JsonUsageTap(record, price, bodyBytes);
+  const dialect = messages ? 'messages' : 'vendor';
+  const tap = stream
+    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect)
+    : new JsonUsageTap(record, price, bodyBytes, dialect);
   return { ...outcome, response: tapped(response, tap) };
 }
 
@@ -109,7 +114,7 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
   record.provider = attempt.provider === '' ? null : attempt.provider;
   record.retries = attempt.tries - 1;
-  const metering = attempt.awaitingAnswer ? meteringOf(x) : null;
+  const metering = !attempt.awaitingAnswer ? null : isMessagesCall(x, attempt.provider) ? 'estimated' : meteringOf(x);
   if (metering === 'estimated') {
     const input = inputTokens(x);
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
@@ -138,6 +143,17 @@ function recordRequest(x: Exchange, configId: string | null, services: Services)
   }
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
 }
+
+/**
+ * The messages API's own create call passed through to an `anthropic` target (`POST /v1/messages`,
+ * `?beta=true` as its coding agents send it): metered like a chat, its usage read in the API's own
+ * shape. Its token count (`/messages/count_tokens`) and batches generate nothing here.
+ */
+function isMessagesCall(x: Exchange, provider: string): boolean {
+  return x.endpoint === 'passthrough' && x.method === 'POST' && provider === ANTHROPIC_PROVIDER && MESSAGES_PATH.test(x.upstreamPath);
+}
+
+const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 
 /** How the request's usage is known: from its answer, else estimated; from its answer only; or not at all (null). */
 function meteringOf(x: Exchange): 'estimated' | 'reported' | null {

@@ -13,6 +13,7 @@ import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { tokensOfBytes } from '../../core/token-estimate.ts';
+import { chatUsageOf, MessagesUsageCount, type MessagesUsage } from '../../providers/anthropic/response.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -29,6 +30,14 @@ export type PriceFn = (provider: string, model: string | null, usage: TokenUsage
 /** Called once the usage is known (the body completed). */
 export type UsageDone = (record: RequestRecord) => void;
 
+/**
+ * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
+ * images), or the messages API's own, passed through as it is (`POST /v1/messages` on an `anthropic`
+ * target): its `usage` counts prompt-cache reads and writes apart from `input_tokens`, and its
+ * stream reports usage in message_start and message_delta.
+ */
+export type UsageDialect = 'vendor' | 'messages';
+
 export class JsonUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
@@ -40,11 +49,14 @@ export class JsonUsageTap implements BodyTap {
   #tail: Buffer[] = [];
   #tailBytes = 0;
 
+  readonly #usageOf: (value: unknown) => TokenUsage | null;
+
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
-  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0) {
+  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0, dialect: UsageDialect = 'vendor') {
     this.#record = record;
     this.#done = done;
     this.#bodyBytes = bodyBytes;
+    this.#usageOf = dialect === 'messages' ? messagesUsageOf : usageOf;
   }
 
   write(chunk: Buffer | string): void {
@@ -81,7 +93,7 @@ export class JsonUsageTap implements BodyTap {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const [model, used] = peekLeadingAndTrailing(body, 'model', 'usage');
       if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-      const usage = usageOf(used);
+      const usage = this.#usageOf(used);
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
@@ -99,7 +111,7 @@ export class JsonUsageTap implements BodyTap {
     this.#tail = [];
     const model = peekMember(this.#head!, 'model') ?? peekMemberInTail(tail, 'model');
     if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-    const usage = usageAtEdges(this.#head!, tail);
+    const usage = usageAtEdges(this.#head!, tail, this.#usageOf);
     if (usage !== null) this.#record.usage = usage;
   }
 
@@ -124,6 +136,9 @@ export class SseUsageTap implements BodyTap {
   #partial = false;
   #usage: TokenUsage | null = null;
   #outputBytes = 0;
+  /** A messages stream's counts (dialect `messages`), and whether its message_delta (the output's count) came. */
+  readonly #messages: MessagesUsageCount | null;
+  #messagesCounted = false;
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
@@ -131,7 +146,8 @@ export class SseUsageTap implements BodyTap {
    * vendor-shaped usage the provider reported outside the client's stream (runtime/pipeline/exchange.ts
    * UpstreamTry), asked at the end when the stream had no usage chunk.
    */
-  constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null) {
+  constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null, dialect: UsageDialect = 'vendor') {
+    this.#messages = dialect === 'messages' ? new MessagesUsageCount() : null;
     this.#record = record;
     this.#done = done;
     this.#inputEstimate = inputEstimate;
@@ -157,7 +173,7 @@ export class SseUsageTap implements BodyTap {
     for (const event of this.#parser.end()) this.#data(event.data);
     const record = this.#record;
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
-    const usage = this.#usage ?? usageOf(this.#reported());
+    const usage = this.#messages !== null ? this.#messagesUsage(this.#messages) : (this.#usage ?? usageOf(this.#reported()));
     if (usage !== null) record.usage = usage;
     else if (this.#inputEstimate !== null) {
       const input = this.#inputEstimate();
@@ -193,6 +209,10 @@ export class SseUsageTap implements BodyTap {
     }
     if (chunk === null || typeof chunk !== 'object') return;
     let fields = chunk as Record<string, unknown>;
+    if (this.#messages !== null) {
+      this.#messagesEvent(this.#messages, fields);
+      return;
+    }
     // The Responses API's stream: what the model generated in its delta events, its model and usage
     // in the response object of the last event (response.completed, incomplete or failed).
     if (typeof fields.type === 'string' && fields.type.startsWith('response.')) {
@@ -222,6 +242,36 @@ export class SseUsageTap implements BodyTap {
     }
   }
 
+  /** A messages stream's event: its model and counts, and the text its blocks carry (for a stream cut before its output's count). */
+  #messagesEvent(count: MessagesUsageCount, fields: Record<string, unknown>): void {
+    if (fields.type === 'message_start') {
+      const message = fields.message as { model?: unknown; usage?: unknown } | null | undefined;
+      if (message === null || typeof message !== 'object') return;
+      if (this.#record.modelAnswered === null && typeof message.model === 'string') this.#record.modelAnswered = recordedModel(message.model);
+      count.add(message.usage);
+    } else if (fields.type === 'message_delta') {
+      count.add(fields.usage);
+      this.#messagesCounted = true;
+    } else if (fields.type === 'content_block_delta') {
+      const delta = fields.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | null | undefined;
+      if (delta === null || typeof delta !== 'object') return;
+      this.#generated(delta.text);
+      this.#generated(delta.thinking);
+      this.#generated(delta.partial_json);
+    }
+  }
+
+  /**
+   * A messages stream's usage: its counts once message_delta gave the output's; before that (cut, or
+   * left) the input message_start counted and the output estimated from the text that came.
+   */
+  #messagesUsage(count: MessagesUsageCount): TokenUsage | null {
+    const counted = messagesUsageOf(count.usage);
+    if (counted === null || this.#messagesCounted) return counted;
+    const output = Math.max(counted.outputTokens, tokensOfBytes(this.#outputBytes));
+    return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
+  }
+
   /** Output the model generated, for the estimate: every kind it is billed for, tool arguments and reasoning included. */
   #generated(text: unknown): void {
     if (typeof text === 'string') this.#outputBytes += Buffer.byteLength(text, 'utf8');
@@ -242,8 +292,14 @@ interface ChunkDelta {
 }
 
 /** The usage of a JSON text too long to read whole, from its kept start and end: the vendor puts usage last, another provider may put it first. */
-function usageAtEdges(head: Buffer, tail: Buffer): TokenUsage | null {
-  return usageOf(peekMemberInTail(tail, 'usage') ?? peekMember(head, 'usage'));
+function usageAtEdges(head: Buffer, tail: Buffer, read: (value: unknown) => TokenUsage | null = usageOf): TokenUsage | null {
+  return read(peekMemberInTail(tail, 'usage') ?? peekMember(head, 'usage'));
+}
+
+/** The messages API's usage object → TokenUsage, its input counting cache reads and writes as the translation's does (chatUsageOf). */
+export function messagesUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as MessagesUsage).input_tokens !== 'number') return null;
+  return usageOf(chatUsageOf(value as MessagesUsage, false));
 }
 
 /** Responses stream events whose `delta` is generated output (audio deltas are audio, not text). */

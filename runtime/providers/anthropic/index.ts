@@ -12,7 +12,9 @@ import { MessagesStreamMapper, messagesStreamOpening } from './stream.ts';
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-const NAME = 'anthropic';
+/** The family's provider name in configs, records and error bodies. */
+export const ANTHROPIC_PROVIDER = 'anthropic';
+const NAME = ANTHROPIC_PROVIDER;
 /** The messages API has chat and models only (schema/providers.json). */
 const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 

@@ -15,6 +15,27 @@ export interface MessagesUsage {
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
 }
 
+const USAGE_COUNTS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
+/**
+ * A stream's usage as its events report it: message_start's, then each message_delta's counts over
+ * it (the output so far; in newer API versions the input and cache counts again). Read by the stream's
+ * translation and by the request log of a stream passed on as it is.
+ */
+export class MessagesUsageCount {
+  readonly usage: MessagesUsage = {};
+
+  add(usage: unknown): void {
+    if (usage === null || typeof usage !== 'object') return;
+    for (const key of USAGE_COUNTS) {
+      const value = (usage as Record<string, unknown>)[key];
+      if (typeof value === 'number') this.usage[key] = value;
+    }
+    const creation = (usage as MessagesUsage).cache_creation;
+    if (creation !== null && typeof creation === 'object') this.usage.cache_creation = creation;
+  }
+}
+
 export interface MessagesResponse {
   id: string;
   type: 'message';

@@ -6,7 +6,7 @@ import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, statusOfErrorType } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
-import { chatUsageOf, finishReasonOf, type MessagesUsage } from './response.ts';
+import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
 import { parseJson } from '../../core/json-parse.ts';
 
 export interface MessagesStreamOptions {
@@ -16,8 +16,6 @@ export interface MessagesStreamOptions {
   strict: boolean;
 }
 
-const USAGE_COUNTS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
-
 export class MessagesStreamMapper implements StreamMapper {
   readonly #parser = new SseParser();
   readonly #writer: ChatChunkWriter;
@@ -26,7 +24,7 @@ export class MessagesStreamMapper implements StreamMapper {
   readonly #toolIndex = new Map<number, number>();
   #tools = 0;
   /** message_start's usage, with what each message_delta counts again (the output so far; in newer versions the input and cache counts too). */
-  readonly #usage: MessagesUsage = {};
+  readonly #usage = new MessagesUsageCount();
   #stopped = false;
   #failed = false;
 
@@ -51,17 +49,7 @@ export class MessagesStreamMapper implements StreamMapper {
 
   /** The usage the stream reported, once it ended with message_stop (what the usage chunk carries, asked for or not). */
   usage(): ChatUsage | null {
-    return this.#stopped && !this.#failed ? chatUsageOf(this.#usage, this.#options.strict) : null;
-  }
-
-  #count(usage: unknown): void {
-    if (usage === null || typeof usage !== 'object') return;
-    for (const key of USAGE_COUNTS) {
-      const value = (usage as Record<string, unknown>)[key];
-      if (typeof value === 'number') this.#usage[key] = value;
-    }
-    const creation = (usage as MessagesUsage).cache_creation;
-    if (creation !== null && typeof creation === 'object') this.#usage.cache_creation = creation;
+    return this.#stopped && !this.#failed ? chatUsageOf(this.#usage.usage, this.#options.strict) : null;
   }
 
   #event(name: string, data: string): string {
@@ -79,7 +67,7 @@ export class MessagesStreamMapper implements StreamMapper {
         const message = payload.message ?? {};
         if (typeof message.id === 'string') writer.id = message.id;
         if (typeof message.model === 'string') writer.model = message.model;
-        this.#count(message.usage);
+        this.#usage.add(message.usage);
         return writer.start();
       }
       case 'content_block_start': {
@@ -104,13 +92,13 @@ export class MessagesStreamMapper implements StreamMapper {
         return '';
       }
       case 'message_delta': {
-        this.#count(payload.usage);
+        this.#usage.add(payload.usage);
         const reason = payload.delta?.stop_reason;
         return reason === undefined || reason === null ? '' : writer.finish(finishReasonOf(reason));
       }
       case 'message_stop':
         this.#stopped = true;
-        return writer.usage(chatUsageOf(this.#usage, this.#options.strict));
+        return writer.usage(chatUsageOf(this.#usage.usage, this.#options.strict));
       case 'error': {
         this.#failed = true;
         const error = payload.error ?? {};
