@@ -16,6 +16,8 @@ import { silentLogger } from '../../runtime/core/log.ts';
 import { type RunningGateway, startGateway } from '../../runtime/server/start.ts';
 import { checkResponse } from '../api/contract.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
 import { until } from '../jobs/harness.ts';
 
 const ADMIN = 'gw_limits-e2e-admin-key-0123456789abcdef';
@@ -23,6 +25,7 @@ const ADMIN = 'gw_limits-e2e-admin-key-0123456789abcdef';
 describe('rate and usage limits', () => {
   let gateway: RunningGateway;
   let mock: VendorMock;
+  let messages: MockServer;
   let dir: string;
   let hook: Server;
   const alerts: any[] = [];
@@ -40,10 +43,12 @@ describe('rate and usage limits', () => {
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     process.env.GATEWAY_ALERT_WEBHOOK = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
     mock = await startVendorMock({ label: 'limits' });
+    messages = await startMessagesMock({ label: 'limits-messages' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-limits-'));
     await mkdir(join(dir, 'configs'));
     const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
     await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify(target));
+    await writeFile(join(dir, 'configs', 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
     await writeFile(join(dir, 'configs', 'two-models.json'), JSON.stringify({
       strategy: { mode: 'fallback' },
       targets: [{ ...target, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
@@ -53,6 +58,7 @@ describe('rate and usage limits', () => {
   afterAll(async () => {
     await gateway?.close();
     await mock?.close();
+    await messages?.close();
     await new Promise((resolve) => hook?.close(resolve));
     await rm(dir, { recursive: true, force: true });
     if (savedWebhook === undefined) delete process.env.GATEWAY_ALERT_WEBHOOK;
@@ -244,6 +250,21 @@ describe('rate and usage limits', () => {
     const logged = await until(async () => (await admin('GET', '/v1/logs?metadata.test=responses&status=200')).body, (page) => page.data?.length === 1, 3000, 'the record of the Responses call');
     expect(logged.data[0]).toMatchObject({ path: '/v1/responses', usage: { total_tokens: first.usage!.total_tokens, estimated: false } });
     expect(logged.data[0].cost_usd).toBeGreaterThan(0);
+  });
+
+  it('the messages API\'s own /v1/messages through the pass-through is charged the tokens it reports, streamed or not, so its SDK is no way around a budget', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'messages' }], group_by: [{ key: 'api_key' }] });
+    const call = (stream: boolean) => fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'messages', 'x-gateway-metadata': JSON.stringify({ test: 'messages' }), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-sonnet-4-0', max_tokens: 32, stream, messages: [{ role: 'user', content: 'hello there, how are you' }] }),
+    });
+    const first = await call(true);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain('event: message_stop');
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the messages call');
+    expect(usage.data[0]).toMatchObject({ exhausted: true });
+    expect((await call(false)).status).toBe(412);
   });
 
   it('token-billed transcriptions and images are charged the tokens they report, so they are no way around a budget either', async () => {
