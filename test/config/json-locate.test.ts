@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { escapePointerToken, locate, parseWithPositions, type SourcePosition } from '../../compiler/config/json-locate.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 interface Written {
   text: string;
@@ -89,7 +90,8 @@ describe('parseWithPositions', () => {
         const parsed = parseWithPositions(written.text);
         expect(parsed.ok).toBe(true);
         if (!parsed.ok) return;
-        expect(parsed.value).toEqual(JSON.parse(written.text));
+        // parseJson, not JSON.parse: V8's parse can misread an escaped key after an earlier parse (runtime/core/json-parse.ts).
+        expect(parsed.value).toEqual(parseJson(written.text));
         expect([...parsed.map.values.keys()].sort()).toEqual([...written.values.keys()].sort());
         for (const [pointer, offset] of written.values) expect(parsed.map.values.get(pointer), `value ${pointer}`).toEqual(position(written.text, offset));
         expect([...parsed.map.keys.keys()].sort()).toEqual([...written.keys.keys()].sort());
@@ -112,7 +114,7 @@ describe('parseWithPositions', () => {
           const offset = lines.slice(0, at.line - 1).reduce((n, l) => n + l.length + 1, 0) + at.column - 1;
           const expected = valueAt(value, pointer);
           expect(text[offset]).toBe(JSON.stringify(expected)[0]);
-          expect(JSON.parse(sliceValue(text, offset))).toEqual(JSON.parse(JSON.stringify(expected)));
+          expect(parseJson(sliceValue(text, offset))).toEqual(parseJson(JSON.stringify(expected)));
         }
       }),
       { numRuns: 200 },
