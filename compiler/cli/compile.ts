@@ -8,6 +8,7 @@ import type { RoutePlan } from '../config/route-plan.ts';
 import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../config/index.ts';
 import { withoutByteOrderMark } from '../config/json-locate.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
 import { CREDENTIAL_KEYS, literalCredentials, redactCredentials, secretReferences } from '../config/secrets.ts';
 
@@ -160,7 +161,7 @@ function warningsOf(plan: RoutePlan, source: string): ConfigWarning[] {
   if (setting === undefined || setting.trim() === '') {
     for (const pointer of semanticCachePointers(plan)) warnings.push({ code: SEMANTIC_CACHE_NEEDS_SERVER, pointer, ...positionIn(source, pointer), message: semanticCacheMessage() });
   }
-  const config: unknown = JSON.parse(withoutByteOrderMark(source));
+  const config: unknown = parseJson(withoutByteOrderMark(source));
   for (const pointer of literalCredentials(config)) {
     warnings.push({ code: 'CFG_LITERAL_CREDENTIAL', pointer, ...positionIn(source, pointer), message: 'A credential is written in the file; configs live in git. Write ${NAME} and set NAME where the gateway runs (artifacts show this one redacted).' });
   }

@@ -2,6 +2,7 @@
 // pointer can be shown at its line and column. JSON.parse decides validity and the value; a light
 // scanner over the (then known-valid) text records positions and duplicate keys.
 import { jsonSyntaxError } from './json-syntax-error.ts';
+import { parseJson } from '../../runtime/core/json-parse.ts';
 
 export interface SourcePosition {
   /** 1-based. */
@@ -50,7 +51,8 @@ export function parseWithPositions(source: string): ParsedSource {
   const lineStarts = computeLineStarts(text);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // parseJson: V8's JSON.parse can misread an escaped key (runtime/core/json-parse.ts).
+    value = parseJson(text);
   } catch {
     // Our own scan, not V8's message: that one quotes the text around the error (in a config, often
     // a credential) and gives no position for an unexpected token.

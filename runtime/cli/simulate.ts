@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkConfigFile, formatConfigError, UnreadableConfigFile } from '../../compiler/config/config-file.ts';
 import { GatewayError } from '../core/errors.ts';
+import { parseJson } from '../core/json-parse.ts';
 import { METADATA_HEADER } from '../core/gateway-headers.ts';
 import { inferenceSettingsFromEnv } from '../inference/settings.ts';
 import { InferenceTransport } from '../inference/transport.ts';
@@ -61,7 +62,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
     }
     if (positionals.length !== 1) throw new UsageError('name one config file');
     if (values.request === undefined) throw new UsageError('--request FILE is required');
-    const body = parseJson(await readRequest(values.request), `--request ${values.request}`);
+    const body = parsedJson(await readRequest(values.request), `--request ${values.request}`);
     let checked;
     try {
       checked = await checkConfigFile(positionals[0], values.guardrails);
@@ -111,16 +112,16 @@ async function readRequest(file: string): Promise<string> {
   }
 }
 
-function parseJson(text: string, what: string): unknown {
+function parsedJson(text: string, what: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     throw new UsageError(`${what} is not JSON${jsonErrorDetail(text)}`);
   }
 }
 
 function metadataOf(text: string): Record<string, string> {
-  const value = parseJson(text, '--metadata');
+  const value = parsedJson(text, '--metadata');
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
     throw new UsageError('--metadata must be a JSON object of strings, e.g. \'{"tier":"pro"}\'');
   }

@@ -6,6 +6,7 @@ import { checkConfigSource, type ConfigError, type GuardrailLookup, type RoutePl
 import { withoutByteOrderMark } from '../../../compiler/config/json-locate.ts';
 import { InvalidSavedConfigsError } from '../../inference/index.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
+import { parseJson } from '../../core/json-parse.ts';
 
 export interface FileConfig {
   id: string;
@@ -41,7 +42,7 @@ export async function readConfigFiles(dir: string, guardrails: GuardrailLookup |
       errors.push(...result.errors);
       continue;
     }
-    files.push({ id, path: file.path, source: file.text, config: JSON.parse(withoutByteOrderMark(file.text)) as Record<string, unknown>, plan: result.plan, modifiedAt: file.modifiedAt.toISOString() });
+    files.push({ id, path: file.path, source: file.text, config: parseJson(withoutByteOrderMark(file.text)) as Record<string, unknown>, plan: result.plan, modifiedAt: file.modifiedAt.toISOString() });
   }
   return { files, errors };
 }
