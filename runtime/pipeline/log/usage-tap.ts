@@ -2,7 +2,8 @@
 // `usage`, or for a stream the final usage chunk; when a stream carries none, the usage its provider
 // reported on the way (a translated stream's, which the client did not ask to see), else an estimate
 // (runtime/core/token-estimate.ts) marked as such, for the answers the gateway estimates (chat,
-// completions, embeddings, Responses; not audio or images, which report or stay unknown). Bounded:
+// completions, embeddings, Responses, the messages API's own create call passed through, read in its
+// own dialect; not audio or images, which report or stay unknown). Bounded:
 // of a JSON body past MAX_JSON_BYTES only its start and its end are kept (its `model` and `usage`
 // are read there), and an SSE event past MAX_EVENT_CHARS is dropped (the events after it are still
 // read).
@@ -48,7 +49,7 @@ export class JsonUsageTap implements BodyTap {
   #head: Buffer | null = null;
   #tail: Buffer[] = [];
   #tailBytes = 0;
-
+  /** The dialect's reading of a `usage` member. */
   readonly #usageOf: (value: unknown) => TokenUsage | null;
 
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
