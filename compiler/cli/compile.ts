@@ -8,7 +8,7 @@ import type { RoutePlan } from '../config/route-plan.ts';
 import { positionIn, SEMANTIC_CACHE_NEEDS_SERVER, SEMANTIC_CACHE_SETTING, semanticCacheMessage, semanticCachePointers } from '../config/semantic-cache.ts';
 import { checkConfigSource, type ConfigError, type GuardrailLookup } from '../config/index.ts';
 import { withoutByteOrderMark } from '../config/json-locate.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../config/json-parse.ts';
 import { fileGuardrails, readGuardrailFolder } from '../config/guardrail-files.ts';
 import { CREDENTIAL_KEYS, literalCredentials, redactCredentials, secretReferences } from '../config/secrets.ts';
 

@@ -2,7 +2,7 @@
 // pointer can be shown at its line and column. JSON.parse decides validity and the value; a light
 // scanner over the (then known-valid) text records positions and duplicate keys.
 import { jsonSyntaxError } from './json-syntax-error.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from './json-parse.ts';
 
 export interface SourcePosition {
   /** 1-based. */
@@ -51,7 +51,7 @@ export function parseWithPositions(source: string): ParsedSource {
   const lineStarts = computeLineStarts(text);
   let value: unknown;
   try {
-    // parseJson: V8's JSON.parse can misread an escaped key (runtime/core/json-parse.ts).
+    // parseJson: V8's JSON.parse can misread an escaped key (compiler/config/json-parse.ts).
     value = parseJson(text);
   } catch {
     // Our own scan, not V8's message: that one quotes the text around the error (in a config, often

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkConfigFile, formatConfigError, UnreadableConfigFile } from '../../compiler/config/config-file.ts';
 import { GatewayError } from '../core/errors.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 import { METADATA_HEADER } from '../core/gateway-headers.ts';
 import { inferenceSettingsFromEnv } from '../inference/settings.ts';
 import { InferenceTransport } from '../inference/transport.ts';

@@ -16,7 +16,7 @@ export {
   CUSTOM_HOST_HEADER, FORWARD_HEADERS_HEADER, GATEWAY_HEADER_PREFIX, LAST_USED_OPTION_INDEX_HEADER, METADATA_HEADER, PROVIDER_HEADER,
   REQUEST_TIMEOUT_HEADER, RETRY_ATTEMPT_COUNT_HEADER, TRACE_ID_HEADER, VIRTUAL_KEY_HEADER,
 } from '../../compiler/config/gateway-header-names.ts';
-import { parseJson } from './json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 /** Longest timeout a Node timer can hold; larger values would fire at once. */
 export const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647;

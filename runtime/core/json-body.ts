@@ -3,7 +3,7 @@
 // `invalid_json`, located without quoting the body (compiler/config/json-syntax-error.ts).
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { GatewayError } from './errors.ts';
-import { parseJson } from './json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw new GatewayError('invalid_json', 'The request body is not valid JSON: the body is empty.');

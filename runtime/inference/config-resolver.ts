@@ -18,7 +18,7 @@ import type { InferenceTransport } from './transport.ts';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { withoutEffect } from '../../compiler/config/without-effect.ts';
 import { EVERY_ROUTING_HEADER } from '../pipeline/options.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 
 /** What a config ID can look like; anything else sent as one (a pasted config, a key) is not echoed back. */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { jsonErrorDetail } from '../../compiler/config/json-syntax-error.ts';
 import { TimeSlice } from '../core/time-slice.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 import { isJsonObject } from '../core/json-object.ts';
 
 export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/completions', '/v1/embeddings'];

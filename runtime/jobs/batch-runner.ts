@@ -21,7 +21,7 @@ import type { RouteSealer } from './route-headers.ts';
 import type { Caller } from '../pipeline/exchange.ts';
 import { RETRY_AFTER_MS_HEADER } from '../core/retry-after-headers.ts';
 import type { JobSettings } from './settings.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 export interface BatchRunnerDeps {
   batches: BatchStore;

@@ -12,7 +12,7 @@ import { GatewayError } from '../core/errors.ts';
 import { sendGatewayError } from '../server/respond.ts';
 import type { JobDeps } from './deps.ts';
 import { type ProviderApi, routeHasApi } from './provider-apis.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const ROUTING_HEADERS = [CONFIG_HEADER, PROVIDER_HEADER, VIRTUAL_KEY_HEADER];
 

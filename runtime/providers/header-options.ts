@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { unreadOptions } from '../../compiler/config/unread-options.ts';
 import { HEADER_PROVIDER_OPTIONS } from '../../compiler/config/providers.ts';
 import { GatewayError } from '../core/errors.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
 

@@ -3,7 +3,7 @@
 // not open, and a wrong master key is reported as such rather than as corrupt data.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { MasterKey } from './master-key.ts';
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const VERSION = 'v1';
 

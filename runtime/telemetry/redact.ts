@@ -7,7 +7,7 @@
 // parsed, redacted and serialised whole; of a longer one (a 25 MB upload, a 10 MB prompt) only the
 // window is read, and JSON is redacted as it is scanned, giving the start of what the whole-body
 // redaction would. Before, one 25 MB upload held the event loop for a second.
-import { parseJson } from '../core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const CREDENTIAL_KEY = /^(api[-_]?key|x-api-key|authorization|password|passwd|secret|client[-_]?secret|(access|refresh|id|session)[-_]?token|private[-_]?key|(secret[-_])?access[-_]?key([-_]id)?|service[-_]?account([-_]json)?|credentials?)$/i;
 const SECRET_TEXT = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\b(sk|pk|rk|gw)[-_][A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}/g;

@@ -3,7 +3,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { canonicalJson } from '../../runtime/core/canonical-json.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 /** The same value with every object's keys in reverse order, as another client might send it. */
 function reversed(value: unknown): unknown {

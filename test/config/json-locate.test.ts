@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { escapePointerToken, locate, parseWithPositions, type SourcePosition } from '../../compiler/config/json-locate.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 interface Written {
   text: string;
@@ -97,7 +97,7 @@ describe('parseWithPositions', () => {
         const parsed = parseWithPositions(written.text);
         expect(parsed.ok).toBe(true);
         if (!parsed.ok) return;
-        // parseJson, not JSON.parse: V8's parse can misread an escaped key after an earlier parse (runtime/core/json-parse.ts).
+        // parseJson, not JSON.parse: V8's parse can misread an escaped key after an earlier parse (compiler/config/json-parse.ts).
         expect(parsed.value).toEqual(parseJson(written.text));
         expect([...parsed.map.values.keys()].sort()).toEqual([...written.values.keys()].sort());
         for (const [pointer, offset] of written.values) expect(parsed.map.values.get(pointer), `value ${pointer}`).toEqual(position(written.text, offset));

@@ -3,7 +3,7 @@
 // escape (`"\n"`, `"\""`, `"caf\u00e9"`) at the same place as that earlier key.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 /** Keys made mostly of the characters JSON escapes, and of backslashes. */
 const key = fc.oneof(fc.string({ unit: fc.constantFrom('\\', '"', '\n', '\r', '\t', '\u0000', 'a', 'é', '\u2028'), maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 6 }));

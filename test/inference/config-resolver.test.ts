@@ -4,7 +4,7 @@ import { fc, test as propTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { CircuitBreakers, MemoryBreakerStore } from '../../runtime/router/breaker.ts';
 import { canonicalJson } from '../../runtime/core/canonical-json.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 import { ConfigResolver } from '../../runtime/inference/config-resolver.ts';
 import { LruMap } from '../../runtime/inference/lru.ts';
 import { defaultProviders } from '../../runtime/providers/registry.ts';
@@ -105,7 +105,7 @@ describe('canonicalJson', () => {
       return v;
     };
     expect(canonicalJson(shuffle(value))).toBe(canonicalJson(value));
-    // parseJson, not JSON.parse: V8 can misread an escaped key after an earlier parse (runtime/core/json-parse.ts).
+    // parseJson, not JSON.parse: V8 can misread an escaped key after an earlier parse (compiler/config/json-parse.ts).
     expect(parseJson(canonicalJson(value))).toEqual(parseJson(JSON.stringify(value)));
   });
 });

@@ -5,7 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { MAX_REPORTED_ERRORS, outputLine, parseBatchFile } from '../../runtime/jobs/batch-lines.ts';
 import { watchEventLoop } from '../support/event-loop-watch.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const endpoint = fc.constantFrom('/v1/chat/completions', '/v1/completions', '/v1/embeddings');
 const body = fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/).filter((k) => k !== 'stream'), fc.jsonValue(), { maxKeys: 4 });

@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { withMember } from '../../runtime/pipeline/answers.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const key = fc.constantFrom('hook_results', 'id', 'é', 'choices');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });

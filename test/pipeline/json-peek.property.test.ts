@@ -5,7 +5,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekMembers, peekTrailingMember } from '../../runtime/pipeline/log/json-peek.ts';
 import { newRecordId, newTraceId } from '../../runtime/core/request-record.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const key = fc.constantFrom('model', 'usage', 'id', 'x', 'model2', 'modèle');
 const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });

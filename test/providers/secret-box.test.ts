@@ -7,7 +7,7 @@ import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { fingerprint, loadMasterKey, masterKeyFrom, type MasterKey } from '../../runtime/store/master-key.ts';
 import { open, seal, SecretBoxError } from '../../runtime/store/secret-box.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const master = (fill: number): MasterKey => {
   const key = Buffer.alloc(32, fill);

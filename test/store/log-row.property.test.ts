@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { LOG_COLUMNS, type LogRow, pushRowValues, recordOf, splitRecord } from '../../runtime/store/sql/log-row.ts';
 import type { SqlValue } from '../../runtime/store/sql/sql-database.ts';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 import { storableText } from '../../runtime/store/sql/log-row.ts';
 
 const COLUMN_MEMBERS = ['id', 'traceId', 'createdAt', 'status', 'provider', 'modelRequested', 'modelAnswered', 'configId', 'apiKeyId', 'cacheStatus', 'organisationId', 'metadata'];
@@ -39,7 +39,7 @@ function rowOf(text: string): LogRow {
   return Object.fromEntries(LOG_COLUMNS.map((column, i) => [column, values[i]])) as unknown as LogRow;
 }
 
-/** What JSON keeps of a record (`settling` is never a value a stored record has); parseJson, as V8's JSON.parse can misread an escaped key (runtime/core/json-parse.ts). */
+/** What JSON keeps of a record (`settling` is never a value a stored record has); parseJson, as V8's JSON.parse can misread an escaped key (compiler/config/json-parse.ts). */
 function stored(r: RequestRecord): unknown {
   return parseJson(JSON.stringify(r));
 }

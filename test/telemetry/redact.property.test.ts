@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { parseJson } from '../../runtime/core/json-parse.ts';
+import { parseJson } from '../../compiler/config/json-parse.ts';
 import { redactBody, redactText } from '../../runtime/telemetry/redact.ts';
 
 const RUNS = { numRuns: 200 };

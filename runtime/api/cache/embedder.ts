@@ -14,7 +14,7 @@ import { gatewayOptions } from '../../pipeline/options.ts';
 import type { GatewayMetrics } from '../../telemetry/metrics.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { EmbeddingBackoff, type EmbeddingCall } from './embedding-backoff.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 /** Longest wait for one embedding; past it the request goes on as a SEMANTIC MISS. */
 const EMBED_TIMEOUT_MS = 10_000;

@@ -6,7 +6,7 @@ import { checkConfigSource, type ConfigError, type GuardrailLookup, type RoutePl
 import { withoutByteOrderMark } from '../../../compiler/config/json-locate.ts';
 import { InvalidSavedConfigsError } from '../../inference/index.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export interface FileConfig {
   id: string;

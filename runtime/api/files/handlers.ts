@@ -17,7 +17,7 @@ import { boundaryOf, DEFAULT_MULTIPART_LIMITS, FilePartTooLarge, type FormPart, 
 import { jsonErrorDetail } from '../../../compiler/config/json-syntax-error.ts';
 import { didYouMean } from '../../../compiler/config/suggest.ts';
 import { TimeSlice } from '../../core/time-slice.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { attachmentDisposition } from './content-disposition.ts';
 import { keepFile } from './storage-full.ts';
 

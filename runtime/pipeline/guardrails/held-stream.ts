@@ -10,7 +10,7 @@
 // multi-line data joined.
 import type { EndpointKind } from '../../providers/types.ts';
 import { type SseEvent, SseParser } from '../../providers/shared/sse.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { choiceText } from './hook-text.ts';
 import { spokenTranscript, WRITTEN_TEXT_MEMBERS } from '../../providers/shared/chat.ts';
 import { isJsonObject } from '../../core/json-object.ts';

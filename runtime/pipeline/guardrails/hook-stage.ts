@@ -27,7 +27,7 @@ import { rewrittenForm } from '../../core/form-body.ts';
 import { boundaryOf } from '../../core/multipart.ts';
 import { type PhaseBody, type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedPhase } from './run-hooks.ts';
 import { poolSettings } from '../../upstream/pools.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { kept } from '../../core/memo.ts';
 import { isJsonObject } from '../../core/json-object.ts';
 

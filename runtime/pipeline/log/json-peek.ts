@@ -1,4 +1,4 @@
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 // Reading one top-level member of a JSON object without parsing the whole text: one linear scan
 // that tracks strings and nesting, then JSON.parse of that member's value alone. Used on every
 // metered answer (`usage`, `model`) and on request bodies the route did not parse (`model`), where

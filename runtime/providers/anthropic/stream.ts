@@ -7,7 +7,7 @@ import { jsonErrorAnswer, statusOfErrorType } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export interface MessagesStreamOptions {
   provider: string;

@@ -7,7 +7,7 @@ import {
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }

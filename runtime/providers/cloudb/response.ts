@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunks.ts';
 import type { ChatCompletion, ChatToolCall } from '../shared/chat.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export interface ResponsePart {
   text?: string;

@@ -6,7 +6,7 @@ import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow
 import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { jsonErrorAnswer } from '../shared/error-answer.ts';
 import { contentTypeIs, OPENING_BYTES, type OpeningJudge } from '../shared/stream-opening.ts';
 

@@ -2,7 +2,7 @@
 // helpers every family shares (text of a content array, data URLs, tool-call arguments).
 import { GatewayError } from '../../core/errors.ts';
 import type { ChatUsage, FinishReason } from './chat-chunks.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export interface ChatTextPart { type: 'text'; text: string }
 export interface ChatImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }

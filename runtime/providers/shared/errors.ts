@@ -1,4 +1,4 @@
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 // Provider errors in the gateway's body shape: `{error: {message, type, param, code, provider}}`,
 // which the vendor SDKs read like the vendor's own, with the provider named.
 

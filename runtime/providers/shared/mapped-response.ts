@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { endInTurn } from '../../upstream/end-in-turn.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { brokenStreamFrame, type ChatUsage } from './chat-chunks.ts';
 

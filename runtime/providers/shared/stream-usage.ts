@@ -6,7 +6,7 @@
 // the whole request's `usage`) is taken out and reported to the log (StreamMapper.usage →
 // UpstreamTry.reportedUsage), and so is the `"usage":null` member the other chunks then carry, so
 // the client reads the stream it asked for.
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { EndpointKind, ProviderCall, ResponseMapping, StreamMapper } from '../types.ts';
 import type { ChatUsage } from './chat-chunks.ts';
 import { type SseEvent, SseParser } from './sse.ts';

@@ -6,7 +6,7 @@
 // they read back the same.
 import type { RequestRecord } from '../../core/request-record.ts';
 import type { SqlValue } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 /** The columns of a row, in the table's order. */
 export const LOG_COLUMNS = ['id', 'trace_id', 'created_ms', 'status', 'provider', 'model_requested', 'model_answered', 'config_id', 'api_key_id', 'cache_status', 'organisation_id', 'metadata', 'record'] as const;

@@ -9,7 +9,7 @@ import { insertFile } from './sql-file-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 const BATCHES_KIND = RECORD_KINDS.batches;
 const COLUMNS =

@@ -6,7 +6,7 @@ import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 const CONFIGS_KIND = RECORD_KINDS.configs;
 

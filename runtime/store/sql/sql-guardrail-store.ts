@@ -7,7 +7,7 @@ import { nowIso, recordChange } from './record-change.ts';
 import { selectPage } from './select-page.ts';
 import { marks } from './clauses.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 const KIND = RECORD_KINDS.guardrails;
 

@@ -5,7 +5,7 @@ import { type Page, type PageRequest, pageClause } from '../page.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase, SqlValue } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 const PROMPTS_KIND = RECORD_KINDS.prompts;
 

@@ -9,7 +9,7 @@ import { jsonOrUndefined, setColumns, whereEquals } from './clauses.ts';
 import { RECORD_KINDS } from '../record-kinds.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { PolicyCondition, PolicyGroupBy } from '../policy-fields.ts';
 
 const RATE_LIMITS_KIND = RECORD_KINDS.rateLimits;

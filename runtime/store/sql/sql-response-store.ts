@@ -5,7 +5,7 @@ import type { ResponseStore, StoredResponseRecord } from '../response-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
 import { addStored, releaseStored, type ReleasedRow, storedTotal } from './storage-totals.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 interface ResponseRow {
   id: string;

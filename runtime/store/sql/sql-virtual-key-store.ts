@@ -5,7 +5,7 @@ import { selectPage } from './select-page.ts';
 import { VIRTUAL_KEYS_KIND, type VirtualKeyInput, type VirtualKeyRecord, type VirtualKeyStore } from '../virtual-key-store.ts';
 import { nowIso, recordChange } from './record-change.ts';
 import type { SqlDatabase } from './sql-database.ts';
-import { parseJson } from '../../core/json-parse.ts';
+import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 interface VirtualKeyRow {
   id: string;

@@ -1,4 +1,4 @@
-import { parseJson } from '../../../core/json-parse.ts';
+import { parseJson } from '../../../../compiler/config/json-parse.ts';
 // The JSON an answer holds: the whole text, or else the first ``` code fence whose content parses
 // (models often wrap JSON in ```json … ```). Shared by jsonSchema and jsonKeys.
 

@@ -5,7 +5,7 @@
 import type { CheckDefinition } from '../check.ts';
 import { hookHttp } from '../hook-http.ts';
 import { hookEventBytes } from './hook-event.ts';
-import { parseJson } from '../../../core/json-parse.ts';
+import { parseJson } from '../../../../compiler/config/json-parse.ts';
 
 export const webhook: CheckDefinition = {
   kind: 'verdict',
