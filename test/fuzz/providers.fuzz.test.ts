@@ -89,6 +89,8 @@ describe('a misbehaving provider', () => {
       // A provider whose answers the gateway translates (the messages API), with and without output checks.
       messages: JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
       'guarded messages': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] }),
+      // The messages API's own call through the pass-through, its answers metered as the API reports usage.
+      'messages passed through': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
     };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -106,6 +108,7 @@ describe('a misbehaving provider', () => {
           : route === 'images' ? await json(...PASSED_THROUGH.images)
           // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
           : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
+          : route === 'messages passed through' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         // A 500 is never the gateway's own: only a provider's error that opened its stream (api_error, server_error), naming the provider.
