@@ -26,15 +26,23 @@ export interface OpeningJudge {
 }
 
 const SSE_TYPE = /^text\/event-stream/i;
+/** Bytes parsed at a time while looking for the first event (most first events are shorter). */
+const OPENING_SLICE = 1024;
 
 /** A judge for an SSE-speaking family: `errorOf` says whether its first event (comments are none) is an error. */
 export function sseOpening(errorOf: (event: SseEvent) => ErrorAnswer | null): OpeningJudge {
   return {
     streams: (headers) => contentTypeIs(headers, SSE_TYPE),
     judge(held) {
-      const [first] = new SseParser(OPENING_BYTES, 'skip').push(held.subarray(0, OPENING_BYTES));
-      if (first === undefined) return held.length >= OPENING_BYTES ? 'began' : 'more';
-      return errorOf(first) ?? 'began';
+      // Read a slice at a time up to the first event: a first chunk that holds the whole answer (a
+      // short one, or a fast provider's) is not parsed past it.
+      const parser = new SseParser(OPENING_BYTES, 'skip');
+      const end = Math.min(held.length, OPENING_BYTES);
+      for (let at = 0; at < end; at += OPENING_SLICE) {
+        const [first] = parser.push(held.subarray(at, Math.min(end, at + OPENING_SLICE)));
+        if (first !== undefined) return errorOf(first) ?? 'began';
+      }
+      return held.length >= OPENING_BYTES ? 'began' : 'more';
     },
   };
 }
