@@ -57,7 +57,7 @@ describe('the vendor-shaped judge', () => {
   });
 
   test.prop([text, lineEnd, fc.integer({ min: 1, max: 5 })])('keep-alive comments before the first event are read past: an error after them is the error answer', (message, end, comments) => {
-    const data = JSON.stringify({ error: { message, code: 502 } });
+    const data = JSON.stringify({ error: { message, type: 'upstream_error', code: 502 } });
     const first = `${`: OPENROUTER PROCESSING${end}${end}`.repeat(comments)}data: ${data}${end}${end}`;
     verdictsOverPrefixes(vendorStreamOpening, SSE, Buffer.from(first + `data: ${chunk('x')}${end}${end}`), endOf(first), { status: 502, headers: { 'content-type': 'application/json' }, body: Buffer.from(data) });
   });
@@ -149,6 +149,25 @@ describe('an `error` event that is the error itself (the Responses API\'s)', () 
       const verdict = read(vendorStreamOpening, SSE, Buffer.from(`event: error\ndata: ${JSON.stringify(event)}\n\n`));
       expect(verdict).toMatchObject({ status });
       expect(JSON.parse((verdict as { body: Buffer }).body.toString())).toEqual({ error: event });
+    },
+  );
+});
+
+describe('an error answer\'s body, which a pass-through client reads as it is', () => {
+  test.prop([fc.oneof(fc.constant({}), fc.record({ code: fc.nat(600) }), fc.record({ message: fc.constant(7) }), fc.string({ minLength: 1, maxLength: 20 }))])(
+    'always has an error message and type, the vendor\'s shape, whatever the event carried',
+    (error) => {
+      const verdict = read(vendorStreamOpening, SSE, Buffer.from(`data: ${JSON.stringify({ error })}\n\n`)) as { body: Buffer };
+      expect(JSON.parse(verdict.body.toString())).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } });
+    },
+  );
+
+  test.prop([fc.oneof(fc.constant('{"type":"error"}'), fc.constant('{"type":"error","error":{"type":"overloaded_error"}}'), fc.constant('{"type":"error","error":{"message":"x"}}'), fc.constant('not json'))])(
+    'the messages API\'s: `{"type": "error", "error": {type, message}}`, whatever the event carried',
+    (data) => {
+      const verdict = read(messagesStreamOpening, SSE, Buffer.from(`event: error\ndata: ${data}\n\n`)) as { status: number; body: Buffer };
+      expect(JSON.parse(verdict.body.toString())).toMatchObject({ type: 'error', error: { message: expect.any(String), type: expect.any(String) } });
+      expect(verdict.status).toBe(data.includes('overloaded_error') ? 529 : 500);
     },
   );
 });

@@ -3,7 +3,7 @@
 // reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { jsonErrorAnswer, statusOfErrorType } from '../shared/error-answer.ts';
+import { jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
@@ -118,7 +118,10 @@ export class MessagesStreamMapper implements StreamMapper {
  */
 export const messagesStreamOpening = sseOpening((event) => {
   if (event.event !== 'error') return null;
-  const error = eventJson(event)?.error as { type?: unknown } | undefined;
+  const error = eventJson(event)?.error as { type?: unknown; message?: unknown } | null | undefined;
   const type = typeof error?.type === 'string' ? error.type : 'api_error';
-  return jsonErrorAnswer(statusOfErrorType(type), event.data);
+  // Through the pass-through the client reads this body as it is: the API's own shape, whole.
+  const whole = typeof error?.message === 'string' && typeof error.type === 'string';
+  const body = whole ? event.data : JSON.stringify({ type: 'error', error: { type, message: typeof error?.message === 'string' && error.message !== '' ? error.message : UNSAID_ERROR } });
+  return jsonErrorAnswer(statusOfErrorType(type), body);
 });

@@ -22,14 +22,33 @@ const ERROR_NAME = Buffer.from('"error"');
 
 /**
  * A 2xx vendor-shaped JSON answer (chat, completions, embeddings) whose top-level `error` is an object
- * or a message: the error answer of the status it names (vendorErrorStatus), the body as it came.
- * Null for any other answer; most are ruled out by a native search for the member's name.
+ * or a message: the error answer of the status it names (vendorErrorStatus), the body as it came
+ * when it is a well-formed error body (vendorErrorBody). Null for any other answer; most are ruled
+ * out by a native search for the member's name.
  */
 export function dressedErrorAnswer(body: Buffer): ErrorAnswer | null {
   if (!body.includes(ERROR_NAME)) return null;
   const error = jsonObjectOf(body)?.error;
-  return isErrorMember(error) ? jsonErrorAnswer(vendorErrorStatus(error), body) : null;
+  return isErrorMember(error) ? jsonErrorAnswer(vendorErrorStatus(error), vendorErrorBody(error, body)) : null;
 }
+
+/** What an error body says when the provider's says nothing. */
+export const UNSAID_ERROR = 'The provider reported an error.';
+
+/**
+ * The body of an error answer made of a vendor-shaped `error` member: `raw` (the provider's own
+ * bytes) when the error has a `message` and a `type` (what every reader of an error body looks
+ * for), else `{"error": {...}}` with those filled in: a pass-through answer is not mapped, so its
+ * client reads this body as it is.
+ */
+export function vendorErrorBody(error: unknown, raw: Buffer | string): Buffer | string {
+  if (typeof error === 'string') return JSON.stringify({ error: { message: error, type: PROVIDER_ERROR, param: null, code: null } });
+  const e = error as Record<string, unknown>;
+  if (typeof e.message === 'string' && typeof e.type === 'string') return raw;
+  return JSON.stringify({ error: { ...e, message: typeof e.message === 'string' && e.message !== '' ? e.message : UNSAID_ERROR, type: typeof e.type === 'string' ? e.type : PROVIDER_ERROR } });
+}
+
+const PROVIDER_ERROR = 'provider_error';
 
 /** An `error` member that says something went wrong: an object, or a message. */
 export function isErrorMember(error: unknown): boolean {

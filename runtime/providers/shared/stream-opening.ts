@@ -7,7 +7,7 @@
 // Only the first event is read (keep-alive comments before it are read past: OpenRouter sends them
 // while it works on a request, then its error if that failed): an error after a token or a role ends
 // a stream that is under way, and is passed on as it comes.
-import { type ErrorAnswer, isErrorMember, jsonErrorAnswer, vendorErrorStatus } from './error-answer.ts';
+import { type ErrorAnswer, isErrorMember, jsonErrorAnswer, UNSAID_ERROR, vendorErrorBody, vendorErrorStatus } from './error-answer.ts';
 import { jsonObjectOf } from './errors.ts';
 import { type SseEvent, SseParser } from './sse.ts';
 
@@ -64,14 +64,11 @@ export const vendorStreamOpening: OpeningJudge = sseOpening((event) => {
   if (!named && !event.data.includes('"error"')) return null;
   const json = eventJson(event);
   const error = json?.error;
-  if (isErrorMember(error)) return jsonErrorAnswer(vendorErrorStatus(error), event.data);
+  if (isErrorMember(error)) return jsonErrorAnswer(vendorErrorStatus(error), vendorErrorBody(error, event.data));
   if (!named) return null;
   // An `error` event that is the error itself (the Responses API's `{"type": "error", "code", "message"}`), or not JSON.
-  if (json !== null) {
-    const message = typeof json.message === 'string' && json.message !== '' ? json.message : 'The provider opened its stream with an error.';
-    return jsonErrorAnswer(vendorErrorStatus(json), JSON.stringify({ error: { ...json, message } }));
-  }
-  return jsonErrorAnswer(500, JSON.stringify({ error: { message: event.data, type: 'provider_error', param: null, code: null } }));
+  if (json !== null) return jsonErrorAnswer(vendorErrorStatus(json), vendorErrorBody(json, JSON.stringify({ error: json })));
+  return jsonErrorAnswer(500, vendorErrorBody(event.data === '' ? UNSAID_ERROR : event.data, ''));
 });
 
 /** Whether the answer's content type matches `type` (a pattern anchored at its start, case-insensitive). */
