@@ -185,10 +185,7 @@ export class InferenceTransport {
     const whole = WHOLE_ANSWERS.has(req.endpoint);
     const opening = OPENED_STREAMS.has(req.endpoint) ? adapter.streamOpening : undefined;
     // The usual answer (the vendor's own, chat): one step, reading it whole or waiting for its stream to begin.
-    if (mapping === null) {
-      if (whole) return sent.then((response) => wholeAnswer(response, opening));
-      return opening === undefined ? sent.then(begunAnswer) : sent.then((response) => begunAnswer(response, opening));
-    }
+    if (mapping === null) return sent.then(whole ? (response) => wholeAnswer(response, opening) : (response) => begunAnswer(response, opening));
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
     const attempt = req.upstreamTry!;
     const report = mapping.stream === undefined ? undefined : (usage: unknown): void => {

@@ -7,7 +7,7 @@ import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import type { OpeningJudge, StreamOpening } from '../../runtime/providers/shared/stream-opening.ts';
 import { OPENING_BYTES, vendorStreamOpening } from '../../runtime/providers/shared/stream-opening.ts';
-import { vendorErrorStatus } from '../../runtime/providers/shared/error-answer.ts';
+import { UNSAID_ERROR, vendorErrorStatus } from '../../runtime/providers/shared/error-answer.ts';
 import { messagesStreamOpening } from '../../runtime/providers/anthropic/stream.ts';
 import { generateContentStreamOpening } from '../../runtime/providers/cloudb/stream.ts';
 import { converseStreamOpening } from '../../runtime/providers/cloudc/stream.ts';
@@ -127,7 +127,8 @@ describe('the converse-stream judge', () => {
       verdictsOverPrefixes(converseStreamOpening, EVENT_STREAM, wire, first.length, {
         status,
         headers: { 'content-type': 'application/json', 'x-amzn-errortype': type },
-        body: Buffer.from(JSON.stringify({ message })),
+        // An exception without words says so, as its translation does.
+        body: Buffer.from(JSON.stringify({ message: message === '' ? UNSAID_ERROR : message })),
       });
     },
   );

@@ -103,7 +103,7 @@ export class MessagesStreamMapper implements StreamMapper {
         this.#failed = true;
         const error = payload.error ?? {};
         const type = typeof error.type === 'string' ? error.type : 'api_error';
-        return writer.error(this.#options.provider, statusOfErrorType(type), typeof error.message === 'string' ? error.message : 'The provider reported an error.', type);
+        return writer.error(this.#options.provider, statusOfErrorType(type), typeof error.message === 'string' ? error.message : UNSAID_ERROR, type);
       }
       default:
         // ping, content_block_stop and event types added later carry nothing a chat chunk needs.

@@ -3,7 +3,7 @@
 // marks the end and usageMetadata (on the last event) the token counts.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { jsonErrorAnswer, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
 import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
@@ -62,7 +62,7 @@ export class GenerateContentStreamMapper implements StreamMapper {
     if (event.error !== undefined) {
       this.#failed = true;
       const { code, message, status } = event.error;
-      return writer.error(this.#options.provider, statusOfRpc(status, code), typeof message === 'string' ? message : 'The provider reported an error.', typeof status === 'string' ? status : null);
+      return writer.error(this.#options.provider, statusOfRpc(status, code), typeof message === 'string' ? message : UNSAID_ERROR, typeof status === 'string' ? status : null);
     }
     if (typeof event.responseId === 'string') writer.id = event.responseId;
     if (typeof event.modelVersion === 'string') writer.model = event.modelVersion;

@@ -7,7 +7,7 @@ import type { StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
-import { jsonErrorAnswer } from '../shared/error-answer.ts';
+import { jsonErrorAnswer, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { contentTypeIs, OPENING_BYTES, type OpeningJudge } from '../shared/stream-opening.ts';
 
 export interface ConverseStreamOptions {
@@ -60,18 +60,10 @@ export class ConverseStreamMapper implements StreamMapper {
   #message(message: EventMessage): string {
     if (this.#failed) return '';
     const writer = this.#writer;
-    const kind = message.headers[':message-type'];
-    if (kind === 'exception' || kind === 'error') {
+    const exception = exceptionOf(message);
+    if (exception !== null) {
       this.#failed = true;
-      const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'internalServerException');
-      let text = typeof message.headers[':error-message'] === 'string' ? (message.headers[':error-message'] as string) : '';
-      try {
-        const payload = parseJson(message.payload.toString('utf8')) as { message?: unknown; Message?: unknown };
-        text = String(payload.message ?? payload.Message ?? text);
-      } catch {
-        // the header message (or none)
-      }
-      return writer.error(this.#options.provider, statusOfException(type), text === '' ? 'The provider reported an error.' : text, type);
+      return writer.error(this.#options.provider, statusOfException(exception.type), exception.text, exception.type);
     }
     let payload: Record<string, any>;
     try {
@@ -117,7 +109,7 @@ const EVENT_STREAM_TYPE = /^application\/vnd\.amazon\.eventstream/i;
 
 /**
  * A converse stream whose first message is an exception (`throttlingException`, …) is the error
- * answer the API sends for it with a status: its JSON payload as the body, its type in
+ * answer the API sends for it with a status: `{"message": …}` as the body, its type in
  * `x-amzn-errortype`, where the error mapping reads it (response.ts).
  */
 export const converseStreamOpening: OpeningJudge = {
@@ -131,11 +123,23 @@ export const converseStreamOpening: OpeningJudge = {
       return 'began';
     }
     if (first === undefined) return held.length >= OPENING_BYTES ? 'began' : 'more';
-    const kind = first.headers[':message-type'];
-    if (kind !== 'exception' && kind !== 'error') return 'began';
-    const type = String(first.headers[':exception-type'] ?? first.headers[':error-code'] ?? 'internalServerException');
-    const said = first.headers[':error-message'];
-    const body = first.payload.length > 0 ? first.payload : Buffer.from(JSON.stringify({ message: typeof said === 'string' ? said : 'The provider reported an error.' }));
-    return jsonErrorAnswer(statusOfException(type), body, { 'x-amzn-errortype': type });
+    const exception = exceptionOf(first);
+    if (exception === null) return 'began';
+    return jsonErrorAnswer(statusOfException(exception.type), JSON.stringify({ message: exception.text }), { 'x-amzn-errortype': exception.type });
   },
 };
+
+/** An exception (or error) message's type and words: its payload's `message`, else its `:error-message` header. Null for an event. */
+function exceptionOf(message: EventMessage): { type: string; text: string } | null {
+  const kind = message.headers[':message-type'];
+  if (kind !== 'exception' && kind !== 'error') return null;
+  const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'internalServerException');
+  let text = typeof message.headers[':error-message'] === 'string' ? (message.headers[':error-message'] as string) : '';
+  try {
+    const payload = parseJson(message.payload.toString('utf8')) as { message?: unknown; Message?: unknown };
+    text = String(payload.message ?? payload.Message ?? text);
+  } catch {
+    // the header message (or none)
+  }
+  return { type, text: text === '' ? UNSAID_ERROR : text };
+}

@@ -94,4 +94,3 @@ const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
   server_error: 500,
   api_error: 500,
 };
-
