@@ -2,7 +2,7 @@
 // exporter, W3C trace context in and out, and the GenAI semantic-convention attributes
 // (gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model, gen_ai.response.model,
 // gen_ai.usage.input_tokens / output_tokens). Loaded only when tracing is configured.
-import { context, defaultTextMapGetter, defaultTextMapSetter, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { type Attributes, context, defaultTextMapGetter, defaultTextMapSetter, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayLogger } from '../core/log.ts';
 import { Outage } from '../core/outage.ts';
 import type { RequestRecord } from '../core/request-record.ts';
-import type { AttemptSpan, RequestSpan, Tracing, TracingSettings } from './tracing.ts';
+import { type AttemptSpan, genAiOperation, type RequestSpan, type Tracing, type TracingSettings } from './tracing.ts';
 
 /** How long a stopping process waits for the collector to take its last spans. */
 const SHUTDOWN_WAIT_MS = 2000;
@@ -25,14 +25,6 @@ const SHUTDOWN_WAIT_MS = 2000;
 const ATTR_GATEWAY_TRACE_ID = 'gateway.trace_id';
 const ATTR_GATEWAY_TARGET = 'gateway.target';
 const ATTR_GATEWAY_CONFIG_ID = 'gateway.config_id';
-
-/** The GenAI operation name of each endpoint (the semantic conventions' well-known values). */
-const OPERATIONS: Readonly<Record<string, string>> = {
-  createChatCompletion: 'chat',
-  createCompletion: 'text_completion',
-  createEmbedding: 'embeddings',
-  createResponse: 'chat',
-};
 
 export class OtelTracing implements Tracing {
   readonly #provider: BasicTracerProvider;
@@ -97,6 +89,8 @@ class OtelRequestSpan implements RequestSpan {
   readonly #propagator: W3CTraceContextPropagator;
   readonly #span: Span;
   readonly #context: Context;
+  /** The operation its attempts named: a pass-through call's, which its endpoint does not say. */
+  #attemptOperation: string | null = null;
 
   constructor(tracer: Tracer, propagator: W3CTraceContextPropagator, span: Span, spanContext: Context) {
     this.#tracer = tracer;
@@ -105,11 +99,14 @@ class OtelRequestSpan implements RequestSpan {
     this.#context = spanContext;
   }
 
-  attempt(target: string, provider: string, model: string | null): AttemptSpan {
-    const span = this.#tracer.startSpan(`upstream ${provider}`, {
-      kind: SpanKind.CLIENT,
-      attributes: { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GATEWAY_TARGET]: target, ...(model === null ? {} : { [ATTR_GEN_AI_REQUEST_MODEL]: wellFormed(model) }) },
-    }, this.#context);
+  attempt(target: string, provider: string, model: string | null, operation: string | null): AttemptSpan {
+    const attributes: Attributes = { [ATTR_GEN_AI_PROVIDER_NAME]: provider, [ATTR_GATEWAY_TARGET]: target };
+    if (model !== null) attributes[ATTR_GEN_AI_REQUEST_MODEL] = wellFormed(model);
+    if (operation !== null) {
+      attributes[ATTR_GEN_AI_OPERATION_NAME] = operation;
+      this.#attemptOperation = operation;
+    }
+    const span = this.#tracer.startSpan(`upstream ${provider}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
     const carrier: Record<string, string> = {};
     this.#propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
     return {
@@ -125,8 +122,8 @@ class OtelRequestSpan implements RequestSpan {
   end(record: RequestRecord): void {
     const span = this.#span;
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, record.status);
-    const operation = record.operationId === null ? undefined : OPERATIONS[record.operationId];
-    if (operation !== undefined) span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, operation);
+    const operation = genAiOperation(record.operationId) ?? this.#attemptOperation;
+    if (operation !== null) span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, operation);
     if (record.provider !== null) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, record.provider);
     if (record.modelRequested !== null) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, wellFormed(record.modelRequested));
     if (record.modelAnswered !== null) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, wellFormed(record.modelAnswered));

@@ -8,10 +8,27 @@ import { envHttpUrl } from '../core/env-url.ts';
 
 /** A request's server span, kept on its response until the response is done. */
 export interface RequestSpan {
-  /** Starts a client span for one upstream attempt, as a child of this request's span. */
-  attempt(target: string, provider: string, model: string | null): AttemptSpan;
+  /**
+   * Starts a client span for one upstream attempt, as a child of this request's span. `operation`:
+   * its GenAI operation name (genAiOperation), null for a call that is none; the request's span is
+   * named by its endpoint's, else by its attempts'.
+   */
+  attempt(target: string, provider: string, model: string | null, operation: string | null): AttemptSpan;
   /** Ends the span with what the finished record says (status, provider, models, usage). */
   end(record: RequestRecord): void;
+}
+
+/** The GenAI operation name of each endpoint (the semantic conventions' well-known values). */
+const OPERATIONS: ReadonlyMap<string, string> = new Map([
+  ['createChatCompletion', 'chat'],
+  ['createCompletion', 'text_completion'],
+  ['createEmbedding', 'embeddings'],
+  ['createResponse', 'chat'],
+]);
+
+/** The GenAI operation name (gen_ai.operation.name) of an endpoint's operationId; null for one that is no model call. */
+export function genAiOperation(operationId: string | null): string | null {
+  return operationId === null ? null : OPERATIONS.get(operationId) ?? null;
 }
 
 export interface AttemptSpan {

@@ -74,6 +74,7 @@ describe('tracing', () => {
     });
     const attempts = receiver.spans.filter((s) => s.kind === 3 && s.parentSpanId === server!.spanId);
     expect(attempts.map((s) => s.attributes['gateway.target'])).toEqual(['config.targets[0]', 'config.targets[1]']);
+    expect(attempts.map((s) => s.attributes['gen_ai.operation.name'])).toEqual(['chat', 'chat']);
     expect(attempts[0].status.code).toBe(2);
     expect(attempts.every((s) => s.traceId === CLIENT_TRACE)).toBe(true);
     // The provider saw the second attempt's own context, not the client's.
@@ -101,6 +102,30 @@ describe('tracing', () => {
     expect(written).toBeGreaterThan(0);
     expect(span('cache-write').attributes['gen_ai.usage.cache_creation.input_tokens']).toBe(written);
     expect(span('cache-read').attributes['gen_ai.usage.cache_creation.input_tokens']).toBeUndefined();
+  });
+
+  it('names the messages API\'s create call through the pass-through a chat, on its request\'s span and its attempt\'s; its token count is no GenAI operation', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-messages'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
+    const send = (path: string, trace: string): Promise<Response> => fetch(`${traced.url}/v1${path}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'messages', 'x-gateway-trace-id': trace, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-mock-1', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const created = await send('/messages?beta=true', 'messages-create');
+    const answer = (await created.json()) as { usage: { input_tokens: number; output_tokens: number } };
+    expect(created.status).toBe(200);
+    const counted = await send('/messages/count_tokens', 'messages-count');
+    await counted.arrayBuffer();
+    await traced.close();
+    const server = (trace: string) => receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === trace)!;
+    const attempt = (trace: string) => receiver.spans.find((s) => s.kind === 3 && s.parentSpanId === server(trace).spanId)!;
+    expect(server('messages-create').attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'anthropic', 'gen_ai.usage.input_tokens': answer.usage.input_tokens, 'gen_ai.usage.output_tokens': answer.usage.output_tokens,
+    });
+    expect(attempt('messages-create').attributes['gen_ai.operation.name']).toBe('chat');
+    expect(server('messages-count').attributes['gen_ai.operation.name']).toBeUndefined();
+    expect(attempt('messages-count').attributes['gen_ai.operation.name']).toBeUndefined();
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {

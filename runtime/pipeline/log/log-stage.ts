@@ -16,7 +16,7 @@ import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
-import { ANTHROPIC_PROVIDER } from '../../providers/anthropic/index.ts';
+import { isMessagesCall } from '../messages-call.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -65,6 +65,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
   const provider = outcome.provider;
+  // The messages API's create call is metered like a chat, its usage read in the API's own shape.
   const messages = isMessagesCall(x, provider);
   const metering = messages ? 'estimated' : meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
@@ -143,17 +144,6 @@ function recordRequest(x: Exchange, configId: string | null, services: Services)
   }
   if (services.logBodyBytes > 0 && x.rawBody !== null && x.rawBody.length > 0) record.requestBody = redactBody(x.rawBody, services.logBodyBytes);
 }
-
-/**
- * The messages API's own create call passed through to an `anthropic` target (`POST /v1/messages`,
- * `?beta=true` as its coding agents send it): metered like a chat, its usage read in the API's own
- * shape. Its token count (`/messages/count_tokens`) and batches generate nothing here.
- */
-function isMessagesCall(x: Exchange, provider: string): boolean {
-  return x.endpoint === 'passthrough' && x.method === 'POST' && provider === ANTHROPIC_PROVIDER && MESSAGES_PATH.test(x.upstreamPath);
-}
-
-const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 
 /** How the request's usage is known: from its answer, else estimated; from its answer only; or not at all (null). */
 function meteringOf(x: Exchange): 'estimated' | 'reported' | null {

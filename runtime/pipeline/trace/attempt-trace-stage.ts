@@ -2,11 +2,14 @@
 // traceparent goes to the provider in place of the client's. Not in any chain when tracing is off;
 // an exchange without a server span (a batch line) is passed through untouched.
 import { recordedModel } from '../../core/request-record.ts';
-import type { RequestSpan } from '../../telemetry/tracing.ts';
+import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
+import { isMessagesCall } from '../messages-call.ts';
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
+/** The messages API's create call is a chat (gen_ai.operation.name). */
+const MESSAGES_OPERATION = 'chat';
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */
 export function withRequestSpan(x: Exchange, span: RequestSpan | null): Exchange {
@@ -24,7 +27,9 @@ export const attemptTraceStage: Stage = {
       const span = x.state.get(REQUEST_SPAN) as RequestSpan | undefined;
       if (span === undefined) return next(x);
       const params = x.params as { model?: unknown } | undefined;
-      const attempt = span.attempt(path, node.provider ?? x.options.provider ?? 'unknown', typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested);
+      const provider = node.provider ?? x.options.provider ?? 'unknown';
+      const operation = genAiOperation(x.operationId) ?? (isMessagesCall(x, provider) ? MESSAGES_OPERATION : null);
+      const attempt = span.attempt(path, provider, typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested, operation);
       x.options.passedHeaders.traceparent = attempt.traceparent;
       return next(x).then(
         (outcome) => {
