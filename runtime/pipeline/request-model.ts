@@ -24,10 +24,25 @@ export function requestParam(x: Exchange, name: string, scanBytes = Number.MAX_S
   return peekMember(x.rawBody, name, scanBytes);
 }
 
-/** The body's `model`; null when it names none. */
+/** The model a request names: its body's `model`, else a pass-through call's path's (pathModel); null when it names none. */
 export function requestedModel(x: Exchange): string | null {
   const model = requestParam(x, 'model', MODEL_SCAN_BYTES);
-  return typeof model === 'string' ? model : null;
+  return typeof model === 'string' ? model : pathModel(x);
+}
+
+/** The model a generateContent path names: `…/models/{model}:generateContent` (cloud B's API names it there, not in the body). */
+const PATH_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)/;
+
+/** The model a pass-through call names in its path (cloud B's generateContent); null when it names none. */
+function pathModel(x: Exchange): string | null {
+  if (x.endpoint !== 'passthrough') return null;
+  const match = PATH_MODEL.exec(x.upstreamPath);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
 }
 
 /**

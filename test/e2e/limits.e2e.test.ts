@@ -17,6 +17,7 @@ import { type RunningGateway, startGateway } from '../../runtime/server/start.ts
 import { checkResponse } from '../api/contract.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -26,6 +27,7 @@ describe('rate and usage limits', () => {
   let gateway: RunningGateway;
   let mock: VendorMock;
   let messages: MockServer;
+  let cloudb: CloudbMock;
   let dir: string;
   let hook: Server;
   const alerts: any[] = [];
@@ -44,11 +46,13 @@ describe('rate and usage limits', () => {
     process.env.GATEWAY_ALERT_WEBHOOK = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alerts`;
     mock = await startVendorMock({ label: 'limits' });
     messages = await startMessagesMock({ label: 'limits-messages' });
+    cloudb = await startCloudbMock({ label: 'limits-cloudb' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-limits-'));
     await mkdir(join(dir, 'configs'));
     const target = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL };
     await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify(target));
     await writeFile(join(dir, 'configs', 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
+    await writeFile(join(dir, 'configs', 'cloudb.json'), JSON.stringify({ provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount }));
     await writeFile(join(dir, 'configs', 'two-models.json'), JSON.stringify({
       strategy: { mode: 'fallback' },
       targets: [{ ...target, override_params: { model: 'gpt-4o' } }, { ...target, override_params: { model: 'gpt-4o-mini' } }],
@@ -59,6 +63,7 @@ describe('rate and usage limits', () => {
     await gateway?.close();
     await mock?.close();
     await messages?.close();
+    await cloudb?.close();
     await new Promise((resolve) => hook?.close(resolve));
     await rm(dir, { recursive: true, force: true });
     if (savedWebhook === undefined) delete process.env.GATEWAY_ALERT_WEBHOOK;
@@ -265,6 +270,30 @@ describe('rate and usage limits', () => {
     const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the messages call');
     expect(usage.data[0]).toMatchObject({ exhausted: true });
     expect((await call(false)).status).toBe(412);
+  });
+
+  it('cloud B\'s own generateContent through the pass-through is charged the tokens it reports, and a policy on model matches the model its path names', async () => {
+    const id = await policy('usage-limits', { type: 'tokens', credit_limit: 5, conditions: [{ key: 'metadata.test', value: 'generate-content' }], group_by: [{ key: 'api_key' }] });
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'model', value: 'gemini-limited' }, { key: 'metadata.test', value: 'generate-content-model' }] });
+    const call = (test: string, model: string, verb: string) => fetch(`${gateway.url}/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/${model}:${verb}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'cloudb', 'x-gateway-metadata': JSON.stringify({ test }), 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello there, how are you' }] }] }),
+    });
+    const first = await call('generate-content', 'gemini-2.0-flash', 'streamGenerateContent?alt=sse');
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain('finishReason');
+    const usage = await until(async () => (await admin('GET', `/v1/policies/usage-limits/${id}/usage`)).body, (body) => body.data?.[0]?.used > 0, 3000, 'the charge of the generateContent call');
+    expect(usage.data[0]).toMatchObject({ exhausted: true });
+    expect((await call('generate-content', 'gemini-2.0-flash', 'generateContent')).status).toBe(412);
+
+    const statuses = [];
+    for (const model of ['gemini-limited', 'gemini-limited', 'gemini-other']) {
+      const res = await call('generate-content-model', model, 'generateContent');
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([200, 429, 200]);
   });
 
   it('token-billed transcriptions and images are charged the tokens they report, so they are no way around a budget either', async () => {

@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelCatalog } from '../../runtime/telemetry/model-catalog.ts';
-import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
+import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
@@ -138,6 +138,60 @@ describe('prompt caching through the translated families', () => {
       const res = await fetch(`${served.gateway.url}/v1/models`, { headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'messages', 'x-gateway-trace-id': 'passthrough-messages-models' } });
       await res.arrayBuffer();
       expect((await logged('passthrough-messages-models')).usage).toBeNull();
+    });
+  });
+
+  describe('cloud B\'s own generateContent, passed through as it is', () => {
+    const MODEL_PATH = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/${MODELS.cloudb}`;
+    const call = (trace: string, verb: string, question: string) => fetch(`${served.gateway.url}${MODEL_PATH}:${verb}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify({ systemInstruction: { parts: [{ text: SYSTEM }] }, contents: [{ role: 'user', parts: [{ text: question }] }] }),
+    });
+    type UsageMetadata = { promptTokenCount: number; cachedContentTokenCount?: number; candidatesTokenCount: number };
+    /** The usageMetadata the answer carries: the JSON's, the last event's, or the JSON array's last answer's. */
+    async function usageOf(res: Response, verb: string): Promise<UsageMetadata> {
+      if (!verb.includes('alt=sse')) {
+        const body = (await res.json()) as any;
+        return (Array.isArray(body) ? body.at(-1) : body).usageMetadata;
+      }
+      const events = (await res.text()).split('\r\n\r\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)));
+      return events.at(-1).usageMetadata;
+    }
+
+    for (const verb of ['generateContent', 'streamGenerateContent?alt=sse', 'streamGenerateContent']) {
+      it(`${verb}: logged with its usage (implicit cache reads as input), the model its path names, and its cost, as a translated chat is`, async () => {
+        const tag = `passthrough-cloudb-${verb}`;
+        await usageOf(await call(`${tag}-1`, verb, `first ${tag}`), verb);
+        const res = await call(`${tag}-2`, verb, `second ${tag}`);
+        expect(res.status).toBe(200);
+        const usage = await usageOf(res, verb);
+        const cached = usage.cachedContentTokenCount ?? 0;
+        expect(cached).toBeGreaterThan(200);
+        const record = await logged(`${tag}-2`);
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', model_requested: MODELS.cloudb, model_answered: MODELS.cloudb, stream: verb.includes('alt=sse') });
+        expect(record.usage).toMatchObject({ input_tokens: usage.promptTokenCount, cached_input_tokens: cached, output_tokens: usage.candidatesTokenCount, estimated: false });
+        const pricing = catalog.find(MODELS.cloudb)!.pricing!;
+        const expected = ((usage.promptTokenCount - cached) * pricing.input_per_million + cached * pricing.cached_input_per_million! + usage.candidatesTokenCount * pricing.output_per_million) / 1e6;
+        expect(record.cost_usd).toBeCloseTo(expected, 12);
+      });
+    }
+
+    it('a stream cut before a candidate finished is estimated: the request\'s input and the text that came', async () => {
+      cloudb.script({ path: `${MODEL_PATH}:streamGenerateContent`, breakAfter: 1 });
+      const res = await call('passthrough-cloudb-cut', 'streamGenerateContent?alt=sse', 'cut me short please');
+      await res.text().catch(() => '');
+      const record = await logged('passthrough-cloudb-cut');
+      expect(record.usage.estimated).toBe(true);
+      expect(record.usage.input_tokens).toBeGreaterThan(200);
+      expect(record.cost_usd).toBeGreaterThan(0);
+    });
+
+    it('its token count and other paths stay unmetered: they generate nothing', async () => {
+      const res = await call('passthrough-cloudb-count', 'countTokens', 'how many');
+      await res.arrayBuffer();
+      const record = await logged('passthrough-cloudb-count');
+      expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', usage: null });
     });
   });
 

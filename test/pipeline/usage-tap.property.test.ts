@@ -217,3 +217,75 @@ describe('JsonUsageTap, messages dialect', () => {
     expect(record.usage!.cacheCreationInputTokens ?? 0).toBe(c.write);
   });
 });
+
+describe('generateContent dialect (cloud B\'s own API, passed through)', () => {
+  const counts = fc.record({ prompt: fc.nat(5000), cached: fc.nat(5000), candidates: fc.integer({ min: 1, max: 5000 }), thoughts: fc.nat(500) });
+  type Counts = { prompt: number; cached: number; candidates: number; thoughts: number };
+  const usageMetadata = (c: Counts) => ({ promptTokenCount: c.prompt + c.cached, cachedContentTokenCount: c.cached, candidatesTokenCount: c.candidates, thoughtsTokenCount: c.thoughts, totalTokenCount: c.prompt + c.cached + c.candidates + c.thoughts });
+  /** The answers of a stream: a text part each, the service's running counts on each, the last one finished with the whole answer's. */
+  function answers(c: Counts, texts: readonly string[], finished: boolean): object[] {
+    return texts.map((text, i) => {
+      const last = finished && i === texts.length - 1;
+      return {
+        candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}) }],
+        usageMetadata: last ? usageMetadata(c) : { promptTokenCount: c.prompt + c.cached, cachedContentTokenCount: c.cached },
+        modelVersion: 'gemini-2.0-flash',
+      };
+    });
+  }
+  const sse = (events: readonly object[]) => Buffer.from(events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join(''));
+  function read(tap: JsonUsageTap | SseUsageTap, record: RequestRecord, chunks: readonly Buffer[]): RequestRecord {
+    for (const chunk of chunks) tap.write(chunk);
+    tap.end();
+    return record;
+  }
+  const sseRecord = (chunks: readonly Buffer[]) => {
+    const record = newRequestRecord('trace', 'POST', '/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:streamGenerateContent');
+    return read(new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'generateContent'), record, chunks);
+  };
+  const jsonRecord = (chunks: readonly Buffer[]) => {
+    const record = newRequestRecord('trace', 'POST', '/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:generateContent');
+    return read(new JsonUsageTap(record, () => {}, 0, 'generateContent'), record, chunks);
+  };
+  const whole = (c: Counts) => ({ inputTokens: c.prompt + c.cached, cachedInputTokens: c.cached, outputTokens: c.candidates + c.thoughts, totalTokens: c.prompt + c.cached + c.candidates + c.thoughts, estimated: false });
+
+  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+    'a finished stream (alt=sse): its last counts, thinking tokens as output, cache reads as input, whatever the chunks',
+    (c, texts, offsets) => {
+      const record = sseRecord(cutAt(sse(answers(c, texts, true)), offsets));
+      expect(record.modelAnswered).toBe('gemini-2.0-flash');
+      expect(record.usage).toMatchObject(whole(c));
+    },
+  );
+
+  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
+    'a stream cut before a candidate finished: the input its events counted, and an output estimated from its text, marked as such',
+    (c, texts) => {
+      const record = sseRecord([sse(answers(c, texts, false))]);
+      const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
+      expect(record.usage).toMatchObject({ inputTokens: c.prompt + c.cached, cachedInputTokens: c.cached, outputTokens: generated, estimated: true });
+    },
+  );
+
+  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+    'a JSON answer, or a stream without alt=sse (one JSON array of answers, pretty-printed or not): the last answer\'s counts and model, whatever the chunks',
+    (c, texts, array, offsets) => {
+      const body = array
+        ? Buffer.from(`${JSON.stringify(answers(c, texts, true), null, texts.length % 2 === 0 ? 2 : undefined)}\n`)
+        : Buffer.from(JSON.stringify(answers(c, texts, true).at(-1)));
+      const record = jsonRecord(cutAt(body, offsets));
+      expect(record.modelAnswered).toBe('gemini-2.0-flash');
+      expect(record.usage).toMatchObject(whole(c));
+    },
+  );
+
+  it('a JSON array too long to keep whole: its last answer\'s counts, read from its end', () => {
+    const c = { prompt: 1200, cached: 300, candidates: 4000, thoughts: 20 };
+    const texts = Array.from({ length: 60 }, (_, i) => `${i} `.repeat(40_000));
+    const body = Buffer.from(JSON.stringify(answers(c, texts, true)));
+    expect(body.length).toBeGreaterThan(4 * 1024 * 1024);
+    const record = jsonRecord(cutAt(body, [1000, 3_000_000, 4_400_000]));
+    expect(record.modelAnswered).toBe('gemini-2.0-flash');
+    expect(record.usage).toMatchObject(whole(c));
+  });
+});

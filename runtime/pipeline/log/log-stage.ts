@@ -16,7 +16,7 @@ import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
-import { isMessagesCall } from '../messages-call.ts';
+import { meteredPassThrough } from '../metered-pass-through.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -65,16 +65,15 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
   record.stream = stream;
   const provider = outcome.provider;
-  // The messages API's create call is metered like a chat, its usage read in the API's own shape.
-  const messages = isMessagesCall(x, provider);
-  const metering = messages ? 'estimated' : meteringOf(x);
+  // A family's own chat call through the pass-through is metered like a chat, its usage read in its own dialect.
+  const dialect = meteredPassThrough(x, provider) ?? 'vendor';
+  const metering = dialect !== 'vendor' ? 'estimated' : meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return meterUnreadAnswer(x, outcome, response, services);
   // An answer of a kind billed per unit that reported no tokens (a DALL·E image) is counted from its request.
   const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceAnswer(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
-  const dialect = messages ? 'messages' : 'vendor';
   const tap = stream
     ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect)
     : new JsonUsageTap(record, price, bodyBytes, dialect);
@@ -115,7 +114,7 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   record.targetPath = attempt.leafPath === '' ? null : attempt.leafPath;
   record.provider = attempt.provider === '' ? null : attempt.provider;
   record.retries = attempt.tries - 1;
-  const metering = !attempt.awaitingAnswer ? null : isMessagesCall(x, attempt.provider) ? 'estimated' : meteringOf(x);
+  const metering = !attempt.awaitingAnswer ? null : meteredPassThrough(x, attempt.provider) !== null ? 'estimated' : meteringOf(x);
   if (metering === 'estimated') {
     const input = inputTokens(x);
     record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };

@@ -2,8 +2,8 @@
 // `usage`, or for a stream the final usage chunk; when a stream carries none, the usage its provider
 // reported on the way (a translated stream's, which the client did not ask to see), else an estimate
 // (runtime/core/token-estimate.ts) marked as such, for the answers the gateway estimates (chat,
-// completions, embeddings, Responses, the messages API's own create call passed through, read in its
-// own dialect; not audio or images, which report or stay unknown). Bounded:
+// completions, embeddings, Responses, and the pass-through calls of a family's own chat API, read in
+// its own dialect; not audio or images, which report or stay unknown). Bounded:
 // of a JSON body past MAX_JSON_BYTES only its start and its end are kept (its `model` and `usage`
 // are read there), and an SSE event past MAX_EVENT_CHARS is dropped (the events after it are still
 // read).
@@ -15,6 +15,7 @@ import { peekLeadingAndTrailing, peekMember, peekMemberInTail } from './json-pee
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { tokensOfBytes } from '../../core/token-estimate.ts';
 import { chatUsageOf, MessagesUsageCount, type MessagesUsage } from '../../providers/anthropic/response.ts';
+import { usageOf as generateContentChatUsageOf, type GenerateContentResponse, type UsageMetadata } from '../../providers/cloudb/response.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -33,11 +34,26 @@ export type UsageDone = (record: RequestRecord) => void;
 
 /**
  * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
- * images), or the messages API's own, passed through as it is (`POST /v1/messages` on an `anthropic`
- * target): its `usage` counts prompt-cache reads and writes apart from `input_tokens`, and its
- * stream reports usage in message_start and message_delta.
+ * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
+ * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
+ * reports usage in message_start and message_delta) or cloud B's generateContent (`usageMetadata`
+ * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
+ * JSON array of such answers).
  */
-export type UsageDialect = 'vendor' | 'messages';
+export type UsageDialect = 'vendor' | 'messages' | 'generateContent';
+
+/** Where a dialect's JSON answer names its model and its usage, and how its usage reads. */
+interface JsonReading {
+  model: string;
+  usage: string;
+  read(value: unknown): TokenUsage | null;
+}
+
+const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
+  vendor: { model: 'model', usage: 'usage', read: usageOf },
+  messages: { model: 'model', usage: 'usage', read: messagesUsageOf },
+  generateContent: { model: 'modelVersion', usage: 'usageMetadata', read: generateContentUsageOf },
+};
 
 export class JsonUsageTap implements BodyTap {
   readonly #record: RequestRecord;
@@ -49,15 +65,14 @@ export class JsonUsageTap implements BodyTap {
   #head: Buffer | null = null;
   #tail: Buffer[] = [];
   #tailBytes = 0;
-  /** The dialect's reading of a `usage` member. */
-  readonly #usageOf: (value: unknown) => TokenUsage | null;
+  readonly #reading: JsonReading;
 
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
   constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0, dialect: UsageDialect = 'vendor') {
     this.#record = record;
     this.#done = done;
     this.#bodyBytes = bodyBytes;
-    this.#usageOf = dialect === 'messages' ? messagesUsageOf : usageOf;
+    this.#reading = JSON_READINGS[dialect];
   }
 
   write(chunk: Buffer | string): void {
@@ -92,9 +107,14 @@ export class JsonUsageTap implements BodyTap {
       // Two members, not the whole answer: a full parse would cost several microseconds per request.
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const [model, used] = peekLeadingAndTrailing(body, 'model', 'usage');
+      const reading = this.#reading;
+      // A JSON array of answers (a generateContent stream without alt=sse): its last one's.
+      const elements = opensArray(body) ? withoutArrayClose(body) : null;
+      const [model, used] = elements === null
+        ? peekLeadingAndTrailing(body, reading.model, reading.usage)
+        : [peekMemberInTail(elements, reading.model), peekMemberInTail(elements, reading.usage)];
       if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-      const usage = this.#usageOf(used);
+      const usage = reading.read(used);
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0) this.#record.responseBody = redactBody(body, this.#bodyBytes);
     }
@@ -108,11 +128,16 @@ export class JsonUsageTap implements BodyTap {
    */
   #readEdges(): void {
     const joined = Buffer.concat(this.#tail);
-    const tail = joined.subarray(Math.max(0, joined.length - KEPT_EDGE_BYTES));
+    const kept = joined.subarray(Math.max(0, joined.length - KEPT_EDGE_BYTES));
     this.#tail = [];
-    const model = peekMember(this.#head!, 'model') ?? peekMemberInTail(tail, 'model');
+    const head = this.#head!;
+    const reading = this.#reading;
+    // A JSON array of answers: its last one's, in the tail.
+    const array = opensArray(head);
+    const tail = array ? withoutArrayClose(kept) ?? kept : kept;
+    const model = (array ? undefined : peekMember(head, reading.model)) ?? peekMemberInTail(tail, reading.model);
     if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
-    const usage = usageAtEdges(this.#head!, tail, this.#usageOf);
+    const usage = array ? reading.read(peekMemberInTail(tail, reading.usage)) : usageAtEdges(head, tail, reading);
     if (usage !== null) this.#record.usage = usage;
   }
 
@@ -137,9 +162,15 @@ export class SseUsageTap implements BodyTap {
   #partial = false;
   #usage: TokenUsage | null = null;
   #outputBytes = 0;
-  /** A messages stream's counts (dialect `messages`), and whether its message_delta (the output's count) came. */
+  readonly #dialect: UsageDialect;
+  /** A messages stream's counts (dialect `messages`). */
   readonly #messages: MessagesUsageCount | null;
-  #messagesCounted = false;
+  /**
+   * A stream in a family's own dialect came to its end: the messages API's message_delta (the
+   * output's count) or a generateContent candidate's finishReason. Before it (cut, or left), its
+   * counts are the input's and the output's so far.
+   */
+  #final = false;
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
@@ -148,6 +179,7 @@ export class SseUsageTap implements BodyTap {
    * UpstreamTry), asked at the end when the stream had no usage chunk.
    */
   constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null, dialect: UsageDialect = 'vendor') {
+    this.#dialect = dialect;
     this.#messages = dialect === 'messages' ? new MessagesUsageCount() : null;
     this.#record = record;
     this.#done = done;
@@ -174,7 +206,7 @@ export class SseUsageTap implements BodyTap {
     for (const event of this.#parser.end()) this.#data(event.data);
     const record = this.#record;
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
-    const usage = this.#messages !== null ? this.#messagesUsage(this.#messages) : (this.#usage ?? usageOf(this.#reported()));
+    const usage = this.#dialect === 'vendor' ? (this.#usage ?? usageOf(this.#reported())) : this.#ownUsage();
     if (usage !== null) record.usage = usage;
     else if (this.#inputEstimate !== null) {
       const input = this.#inputEstimate();
@@ -214,6 +246,10 @@ export class SseUsageTap implements BodyTap {
       this.#messagesEvent(this.#messages, fields);
       return;
     }
+    if (this.#dialect === 'generateContent') {
+      this.#generateContentEvent(fields as GenerateContentResponse);
+      return;
+    }
     // The Responses API's stream: what the model generated in its delta events, its model and usage
     // in the response object of the last event (response.completed, incomplete or failed).
     if (typeof fields.type === 'string' && fields.type.startsWith('response.')) {
@@ -250,9 +286,11 @@ export class SseUsageTap implements BodyTap {
       if (message === null || typeof message !== 'object') return;
       if (this.#record.modelAnswered === null && typeof message.model === 'string') this.#record.modelAnswered = recordedModel(message.model);
       count.add(message.usage);
+      this.#usage = messagesUsageOf(count.usage);
     } else if (fields.type === 'message_delta') {
       count.add(fields.usage);
-      this.#messagesCounted = true;
+      this.#usage = messagesUsageOf(count.usage);
+      this.#final = true;
     } else if (fields.type === 'content_block_delta') {
       const delta = fields.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | null | undefined;
       if (delta === null || typeof delta !== 'object') return;
@@ -263,12 +301,36 @@ export class SseUsageTap implements BodyTap {
   }
 
   /**
-   * A messages stream's usage: its counts once message_delta gave the output's; before that (cut, or
-   * left) the input message_start counted and the output estimated from the text that came.
+   * A generateContent event: its model, its usageMetadata (the counts so far; the last event's are
+   * the whole answer's), the text its candidates' parts carry, and whether a candidate finished.
    */
-  #messagesUsage(count: MessagesUsageCount): TokenUsage | null {
-    const counted = messagesUsageOf(count.usage);
-    if (counted === null || this.#messagesCounted) return counted;
+  #generateContentEvent(event: GenerateContentResponse): void {
+    if (this.#record.modelAnswered === null && typeof event.modelVersion === 'string') this.#record.modelAnswered = recordedModel(event.modelVersion);
+    const usage = generateContentUsageOf(event.usageMetadata);
+    if (usage !== null) this.#usage = usage;
+    const candidates = event.candidates;
+    if (!Array.isArray(candidates)) return;
+    for (const candidate of candidates) {
+      if (candidate === null || typeof candidate !== 'object') continue;
+      if (typeof candidate.finishReason === 'string') this.#final = true;
+      const parts = candidate.content?.parts;
+      if (!Array.isArray(parts)) continue;
+      for (const part of parts) {
+        if (part === null || typeof part !== 'object') continue;
+        this.#generated(part.text);
+        if (part.functionCall !== null && typeof part.functionCall === 'object') this.#generated(JSON.stringify(part.functionCall.args ?? {}));
+      }
+    }
+  }
+
+  /**
+   * A stream in a family's own dialect: its counts once it came to its end; before that (cut, or
+   * left) the input it counted and the output estimated from the text that came; null when it
+   * counted nothing (the estimate of the whole then stands in).
+   */
+  #ownUsage(): TokenUsage | null {
+    const counted = this.#usage;
+    if (counted === null || this.#final) return counted;
     const output = Math.max(counted.outputTokens, tokensOfBytes(this.#outputBytes));
     return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
   }
@@ -293,8 +355,35 @@ interface ChunkDelta {
 }
 
 /** The usage of a JSON text too long to read whole, from its kept start and end: the vendor puts usage last, another provider may put it first. */
-function usageAtEdges(head: Buffer, tail: Buffer, read: (value: unknown) => TokenUsage | null = usageOf): TokenUsage | null {
-  return read(peekMemberInTail(tail, 'usage') ?? peekMember(head, 'usage'));
+function usageAtEdges(head: Buffer, tail: Buffer, reading: JsonReading = JSON_READINGS.vendor): TokenUsage | null {
+  return reading.read(peekMemberInTail(tail, reading.usage) ?? peekMember(head, reading.usage));
+}
+
+/** Whether the JSON text `body` starts is an array. */
+function opensArray(body: Buffer): boolean {
+  let start = 0;
+  while (start < body.length && isJsonSpace(body[start])) start += 1;
+  return body[start] === 0x5b;
+}
+
+/**
+ * The end of a JSON array's text without its closing bracket, so its last element ends it (what
+ * peekMemberInTail reads that element's members from); null when it does not end with one.
+ */
+function withoutArrayClose(body: Buffer): Buffer | null {
+  let end = body.length;
+  while (end > 0 && isJsonSpace(body[end - 1])) end -= 1;
+  return end > 0 && body[end - 1] === 0x5d ? body.subarray(0, end - 1) : null;
+}
+
+function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** generateContent's usageMetadata → TokenUsage, read as the translation reads it (thinking tokens are output, cache reads input). */
+export function generateContentUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as UsageMetadata).promptTokenCount !== 'number') return null;
+  return usageOf(generateContentChatUsageOf(value as UsageMetadata));
 }
 
 /** The messages API's usage object → TokenUsage, its input counting cache reads and writes as the translation's does (chatUsageOf). */

@@ -4,12 +4,12 @@
 import { recordedModel } from '../../core/request-record.ts';
 import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
-import { isMessagesCall } from '../messages-call.ts';
+import { meteredPassThrough } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
-/** The messages API's create call is a chat (gen_ai.operation.name). */
-const MESSAGES_OPERATION = 'chat';
+/** A family's own chat call through the pass-through is a chat (gen_ai.operation.name). */
+const PASS_THROUGH_OPERATION = 'chat';
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */
 export function withRequestSpan(x: Exchange, span: RequestSpan | null): Exchange {
@@ -28,7 +28,7 @@ export const attemptTraceStage: Stage = {
       if (span === undefined) return next(x);
       const params = x.params as { model?: unknown } | undefined;
       const provider = node.provider ?? x.options.provider ?? 'unknown';
-      const operation = genAiOperation(x.operationId) ?? (isMessagesCall(x, provider) ? MESSAGES_OPERATION : null);
+      const operation = genAiOperation(x.operationId) ?? (meteredPassThrough(x, provider) !== null ? PASS_THROUGH_OPERATION : null);
       const attempt = span.attempt(path, provider, typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested, operation);
       x.options.passedHeaders.traceparent = attempt.traceparent;
       return next(x).then(

@@ -17,6 +17,7 @@ import { GenerateContentStreamMapper, generateContentStreamOpening } from './str
 import { AccessTokens, serviceAccountOf } from './token.ts';
 
 const NAME = 'cloudb';
+export const CLOUDB_PROVIDER = NAME;
 const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 /** Provisioned-throughput selection header, forwarded as the client sent it (SPEC §5.4). */
 export const REQUEST_TYPE_HEADER = 'x-cloudb-ai-llm-request-type';
