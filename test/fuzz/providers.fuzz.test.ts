@@ -91,6 +91,8 @@ describe('a misbehaving provider', () => {
       'guarded messages': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] }),
       // The messages API's own call through the pass-through, its answers metered as the API reports usage.
       'messages passed through': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
+      // Cloud B's own generateContent through the pass-through, its answers metered as the API reports usage.
+      'generateContent passed through': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', custom_host: raw.baseURL }),
     };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -109,12 +111,17 @@ describe('a misbehaving provider', () => {
           // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
           : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
           : route === 'messages passed through' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+          : route === 'generateContent passed through'
+            ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         // A 500 is never the gateway's own (internal_error): only a provider's error that opened its stream or came in a 200 (api_error, server_error).
         if (res.status === 500) expect((JSON.parse(text) as { error?: { code?: unknown } }).error?.code, text.slice(0, 200)).not.toBe('internal_error');
         if (res.status >= 400 && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
-          expect(JSON.parse(text)).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } });
+          // An error body names its kind: the gateway's and the vendor's by `type`, cloud B's own API's by its rpc `status`.
+          const { error } = JSON.parse(text) as { error: { message: unknown; type?: unknown; status?: unknown } };
+          expect(error, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
+          expect(typeof error.type === 'string' || (route === 'generateContent passed through' && typeof error.status === 'string'), text.slice(0, 200)).toBe(true);
         }
         if (withFallback && !stream) expect([200, 502, 504, 408]).toContain(res.status);
       }),

@@ -109,13 +109,22 @@ describe('the messages-style judge', () => {
 
 describe('the generateContent judge', () => {
   test.prop([fc.constantFrom(['RESOURCE_EXHAUSTED', 429, 429], ['UNAVAILABLE', 503, 503], ['INTERNAL', 0, 500]), text])(
-    'an error first is the error answer of its code or status',
+    'an error first is the error answer of its code or status, in the API\'s own shape whole (the event\'s own body when it is)',
     ([name, code, status], message) => {
       const data = JSON.stringify({ error: { ...(code === 0 ? {} : { code }), message, status: name } });
       const first = `data: ${data}\r\n\r\n`;
-      verdictsOverPrefixes(generateContentStreamOpening, SSE, Buffer.from(first + 'data: {"candidates":[]}\r\n\r\n'), endOf(first), { status, headers: { 'content-type': 'application/json' }, body: Buffer.from(data) });
+      const whole = code !== 0 && message !== '';
+      const body = whole ? data : JSON.stringify({ error: { code: status, message: message === '' ? UNSAID_ERROR : message, status: name } });
+      verdictsOverPrefixes(generateContentStreamOpening, SSE, Buffer.from(first + 'data: {"candidates":[]}\r\n\r\n'), endOf(first), { status, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) });
     },
   );
+
+  test.prop([fc.constantFrom({}, [], { code: 'x' }, { message: 7 }, { code: 404 })])('an error that says nothing of itself is a 500 (or its code\'s), its body the API\'s shape with a message and a status name', (error) => {
+    const verdict = read(generateContentStreamOpening, SSE, Buffer.from(`data: ${JSON.stringify({ error })}\r\n\r\n`));
+    const status = (error as { code?: unknown }).code === 404 ? 404 : 500;
+    expect(verdict).toMatchObject({ status });
+    expect(JSON.parse((verdict as { body: Buffer }).body.toString())).toEqual({ error: { code: status, message: UNSAID_ERROR, status: status === 404 ? 'NOT_FOUND' : 'INTERNAL' } });
+  });
 });
 
 describe('the converse-stream judge', () => {

@@ -111,6 +111,17 @@ const STATUS_OF: Readonly<Record<string, number>> = {
   NOT_FOUND: 404, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, CANCELLED: 499, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
 };
 
+/** The google.rpc status name an HTTP status is answered with (the API's canonical mapping). */
+const NAME_OF: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ALREADY_EXISTS',
+  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+
+/** The google.rpc status name of an HTTP status; UNKNOWN for one without its own. */
+export function rpcNameOf(status: number): string {
+  return Object.hasOwn(NAME_OF, status) ? NAME_OF[status] : 'UNKNOWN';
+}
+
 /** HTTP status of a google.rpc status name (for errors that arrive inside a stream). */
 export function statusOfRpc(status: unknown, code: unknown): number {
   if (typeof code === 'number' && code >= 400 && code < 600) return code;

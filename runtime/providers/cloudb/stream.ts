@@ -6,7 +6,7 @@ import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { StreamMapper } from '../types.ts';
-import { finishReasonOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
+import { finishReasonOf, rpcNameOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 
 export interface GenerateContentStreamOptions {
@@ -91,11 +91,17 @@ export class GenerateContentStreamMapper implements StreamMapper {
 
 /**
  * A generateContent stream whose first event is an error (`{"error": {"code", "message",
- * "status"}}`, the API's own error body) is the error answer of that status.
+ * "status"}}`, the API's own error body) is the error answer of that status. Through the
+ * pass-through its client reads the body as it is: the event's own when it is the API's shape
+ * whole, else that shape with what it lacks filled in.
  */
 export const generateContentStreamOpening = sseOpening((event) => {
   if (!event.data.includes('"error"')) return null;
-  const error = eventJson(event)?.error as { code?: unknown; status?: unknown } | null | undefined;
+  const error = eventJson(event)?.error as { code?: unknown; message?: unknown; status?: unknown } | null | undefined;
   if (typeof error !== 'object' || error === null) return null;
-  return jsonErrorAnswer(statusOfRpc(error.status, error.code), event.data);
+  const status = statusOfRpc(error.status, error.code);
+  const message = typeof error.message === 'string' && error.message !== '' ? error.message : null;
+  const whole = message !== null && typeof error.status === 'string' && error.code === status;
+  const body = whole ? event.data : JSON.stringify({ error: { code: status, message: message ?? UNSAID_ERROR, status: typeof error.status === 'string' ? error.status : rpcNameOf(status) } });
+  return jsonErrorAnswer(status, body);
 });
