@@ -1,22 +1,27 @@
 // The pass-through calls the gateway meters: a family's own chat API called as it is, through the
 // pass-through, to a target of that family. The messages API's create call (`POST /v1/messages`,
-// `?beta=true` as its coding agents send it) to an `anthropic` target, and cloud B's generateContent
+// `?beta=true` as its coding agents send it) to an `anthropic` target, cloud B's generateContent
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
-// `cloudb` target. The log stage reads their usage in their own dialect, the trace stage names
+// `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) to a
+// `cloudc` target. The log stage reads their usage in their own dialect, the trace stage names
 // their operation. The rest generate nothing (a token count, files, batches) and are neither.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
+import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
 import type { Exchange } from './exchange.ts';
 import type { UsageDialect } from './log/usage-tap.ts';
 
 const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
 const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent)(?:\?|$)/;
+/** converse on a model, an inference profile or a provisioned model's ARN. */
+const CONVERSE_PATH = /^\/model\/[^/?]+\/(?:converse|converse-stream)(?:\?|$)/;
 
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
 export function meteredPassThrough(x: Exchange, provider: string): Exclude<UsageDialect, 'vendor'> | null {
   if (x.endpoint !== 'passthrough' || x.method !== 'POST') return null;
   if (provider === ANTHROPIC_PROVIDER) return MESSAGES_PATH.test(x.upstreamPath) ? 'messages' : null;
   if (provider === CLOUDB_PROVIDER) return GENERATE_CONTENT_PATH.test(x.upstreamPath) ? 'generateContent' : null;
+  if (provider === CLOUDC_PROVIDER) return CONVERSE_PATH.test(x.upstreamPath) ? 'converse' : null;
   return null;
 }

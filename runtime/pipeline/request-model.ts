@@ -30,18 +30,22 @@ export function requestedModel(x: Exchange): string | null {
   return typeof model === 'string' ? model : pathModel(x);
 }
 
-/** The model a generateContent path names: `…/models/{model}:generateContent` (cloud B's API names it there, not in the body). */
-const PATH_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)/;
+/**
+ * The model a chat call names in its path, not its body: cloud B's `…/models/{model}:generateContent`
+ * and cloud C's `/model/{id}/converse` (an ID, an inference profile or an ARN, percent-encoded).
+ */
+const PATH_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)|^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/;
 
-/** The model a pass-through call names in its path (cloud B's generateContent); null when it names none. */
+/** The model a pass-through call names in its path (cloud B's generateContent, cloud C's converse); null when it names none. */
 function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;
   const match = PATH_MODEL.exec(x.upstreamPath);
   if (match === null) return null;
+  const named = match[1] ?? match[2];
   try {
-    return decodeURIComponent(match[1]);
+    return decodeURIComponent(named);
   } catch {
-    return match[1];
+    return named;
   }
 }
 

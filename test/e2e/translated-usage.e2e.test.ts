@@ -13,6 +13,7 @@ import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACC
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import { until } from '../jobs/harness.ts';
+import { EventStreamDecoder } from '../../runtime/providers/cloudc/event-stream.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const GATEWAY_KEY = 'gw-prompt-caching-e2e';
@@ -192,6 +193,51 @@ describe('prompt caching through the translated families', () => {
       await res.arrayBuffer();
       const record = await logged('passthrough-cloudb-count');
       expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', usage: null });
+    });
+  });
+
+  describe('cloud C\'s own converse, passed through as it is (signed by the gateway)', () => {
+    const call = (trace: string, verb: string, question: string) => fetch(`${served.gateway.url}/v1/model/${encodeURIComponent(MODELS.cloudc)}/${verb}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify({ system: [{ text: SYSTEM }, { cachePoint: { type: 'default' } }], messages: [{ role: 'user', content: [{ text: question }] }] }),
+    });
+    type ConverseUsage = { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheWriteInputTokens?: number };
+    /** The usage the answer carries: the JSON's, or the event stream's metadata event's. */
+    async function usageOf(res: Response, verb: string): Promise<ConverseUsage> {
+      if (verb === 'converse') return ((await res.json()) as any).usage;
+      const messages = new EventStreamDecoder().push(Buffer.from(await res.arrayBuffer()));
+      const metadata = messages.find((m) => m.headers[':event-type'] === 'metadata')!;
+      return JSON.parse(metadata.payload.toString()).usage;
+    }
+
+    for (const verb of ['converse', 'converse-stream']) {
+      it(`${verb}: logged with its usage (cache reads and writes counted as input), the model its path names, and its cost, as a translated chat is`, async () => {
+        const tag = `passthrough-cloudc-${verb}`;
+        await usageOf(await call(`${tag}-1`, verb, `first ${tag}`), verb);
+        const res = await call(`${tag}-2`, verb, `second ${tag}`);
+        expect(res.status).toBe(200);
+        const usage = await usageOf(res, verb);
+        const read = usage.cacheReadInputTokens ?? 0;
+        expect(read).toBeGreaterThan(200);
+        const input = usage.inputTokens + read + (usage.cacheWriteInputTokens ?? 0);
+        const record = await logged(`${tag}-2`);
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudc', model_requested: MODELS.cloudc, stream: verb === 'converse-stream' });
+        expect(record.usage).toMatchObject({ input_tokens: input, cached_input_tokens: read, output_tokens: usage.outputTokens, estimated: false });
+        const pricing = catalog.find(MODELS.cloudc)!.pricing!;
+        const expected = ((input - read) * pricing.input_per_million + read * pricing.cached_input_per_million! + usage.outputTokens * pricing.output_per_million) / 1e6;
+        expect(record.cost_usd).toBeCloseTo(expected, 12);
+      });
+    }
+
+    it('a stream cut before its metadata is estimated: the request\'s input and the text that came', async () => {
+      cloudc.script({ path: `/model/${encodeURIComponent(MODELS.cloudc)}/converse-stream`, breakAfter: 3 });
+      const res = await call('passthrough-cloudc-cut', 'converse-stream', 'cut me short please');
+      await res.arrayBuffer().catch(() => null);
+      const record = await logged('passthrough-cloudc-cut');
+      expect(record.usage.estimated).toBe(true);
+      expect(record.usage.input_tokens).toBeGreaterThan(200);
+      expect(record.cost_usd).toBeGreaterThan(0);
     });
   });
 

@@ -93,6 +93,8 @@ describe('a misbehaving provider', () => {
       'messages passed through': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant-fuzz', custom_host: raw.baseURL }),
       // Cloud B's own generateContent through the pass-through, its answers metered as the API reports usage.
       'generateContent passed through': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', custom_host: raw.baseURL }),
+      // Cloud C's own converse through the signed pass-through.
+      'converse passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
     };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -113,6 +115,8 @@ describe('a misbehaving provider', () => {
           : route === 'messages passed through' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
           : route === 'generateContent passed through'
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
+          : route === 'converse passed through'
+            ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         // A 500 is never the gateway's own (internal_error): only a provider's error that opened its stream or came in a 200 (api_error, server_error).

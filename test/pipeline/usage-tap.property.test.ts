@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { JsonUsageTap, MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
 import { cutAt } from '../support/cut.ts';
+import { EventStreamUsageTap } from '../../runtime/pipeline/log/event-stream-usage-tap.ts';
+import { eventMessage, exceptionMessage } from '../mocks/cloudc/event-stream.ts';
 
 const content = fc.string({ unit: 'binary', maxLength: 12 });
 const event = fc.oneof(
@@ -287,5 +289,59 @@ describe('generateContent dialect (cloud B\'s own API, passed through)', () => {
     const record = jsonRecord(cutAt(body, [1000, 3_000_000, 4_400_000]));
     expect(record.modelAnswered).toBe('gemini-2.0-flash');
     expect(record.usage).toMatchObject(whole(c));
+  });
+});
+
+describe('converse dialect (cloud C\'s own API, passed through)', () => {
+  const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.nat(5000) });
+  type Counts = { input: number; read: number; write: number; output: number };
+  const converseUsage = (c: Counts) => ({ inputTokens: c.input, outputTokens: c.output, totalTokens: c.input + c.read + c.write + c.output, cacheReadInputTokens: c.read, cacheWriteInputTokens: c.write });
+  const whole = (c: Counts) => ({ inputTokens: c.input + c.read + c.write, cachedInputTokens: c.read, outputTokens: c.output, estimated: false });
+  /** A converse-stream: text, tool input and reasoning deltas, then messageStop and (when finished) metadata with the usage. */
+  function converseStream(c: Counts, texts: readonly string[], finished: boolean): Buffer {
+    const deltas = texts.map((text, i) => eventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: i % 3 === 0 ? { text } : i % 3 === 1 ? { toolUse: { input: text } } : { reasoningContent: { text } } }));
+    const end = finished ? [eventMessage('messageStop', { stopReason: 'end_turn' }), eventMessage('metadata', { usage: converseUsage(c), metrics: { latencyMs: 10 } })] : [];
+    return Buffer.concat([eventMessage('messageStart', { role: 'assistant' }), ...deltas, ...end]);
+  }
+  function tappedStream(chunks: readonly Buffer[]): RequestRecord {
+    const record = newRequestRecord('trace', 'POST', '/v1/model/m/converse-stream');
+    const tap = new EventStreamUsageTap(record, () => 7, () => {});
+    for (const chunk of chunks) tap.write(chunk);
+    tap.end();
+    return record;
+  }
+
+  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+    'a finished stream: its metadata\'s counts, cache reads and writes counted as input, whatever the chunks',
+    (c, texts, offsets) => {
+      expect(tappedStream(cutAt(converseStream(c, texts, true), offsets)).usage).toMatchObject(whole(c));
+    },
+  );
+
+  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 5 }), fc.nat()], { numRuns: 100 })(
+    'a stream cut before its metadata: the request\'s input and the text, tool input and reasoning that came, estimated',
+    (c, texts, cut) => {
+      const bytes = converseStream(c, texts, false);
+      const record = tappedStream([bytes, Buffer.from(converseStream(c, [], true)).subarray(0, cut % 40)]);
+      expect(record.usage).toMatchObject({ inputTokens: 7, outputTokens: Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4), estimated: true });
+    },
+  );
+
+  it('framing that breaks ends the reading there; an exception message is no usage', () => {
+    const c = { input: 10, read: 0, write: 0, output: 5 };
+    const corrupt = Buffer.from(converseStream(c, ['abcd'], true));
+    corrupt[corrupt.length - 1] ^= 0xff;
+    expect(tappedStream([corrupt]).usage).toMatchObject({ inputTokens: 7, estimated: true });
+    expect(tappedStream([Buffer.concat([converseStream(c, ['abcdefgh'], false), exceptionMessage('throttlingException', 'slow down')])]).usage).toMatchObject({ inputTokens: 7, outputTokens: 2, estimated: true });
+  });
+
+  test.prop([counts, fc.array(fc.nat(), { maxLength: 6 })])('a JSON answer: its usage, which names no model', (c, offsets) => {
+    const record = newRequestRecord('trace', 'POST', '/v1/model/m/converse');
+    const tap = new JsonUsageTap(record, () => {}, 0, 'converse');
+    const body = Buffer.from(JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'hi' }] } }, stopReason: 'end_turn', usage: converseUsage(c), metrics: { latencyMs: 3 } }));
+    for (const chunk of cutAt(body, offsets)) tap.write(chunk);
+    tap.end();
+    expect(record.usage).toMatchObject(whole(c));
+    expect(record.modelAnswered).toBeNull();
   });
 });

@@ -13,6 +13,8 @@ import { overriddenModel, requestedModel, sentParam } from '../request-model.ts'
 import { countedUsage } from './counted-usage.ts';
 import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
+import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
@@ -63,10 +65,12 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (response === null) return outcome;
   const contentType = response.headers['content-type'];
   const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
-  record.stream = stream;
   const provider = outcome.provider;
   // A family's own chat call through the pass-through is metered like a chat, its usage read in its own dialect.
   const dialect = meteredPassThrough(x, provider) ?? 'vendor';
+  // converse-stream's binary event stream: a stream too.
+  const eventStream = dialect === 'converse' && typeof contentType === 'string' && EVENT_STREAM_TYPE.test(contentType);
+  record.stream = stream || eventStream;
   const metering = dialect !== 'vendor' ? 'estimated' : meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
   if (metering === 'reported' && !stream && !(typeof contentType === 'string' && contentType.includes('json'))) return meterUnreadAnswer(x, outcome, response, services);
@@ -74,7 +78,9 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const price = metering === 'reported' ? (): void => priceReported(x, provider, services) : (): void => priceAnswer(x, provider, services);
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
-  const tap = stream
+  const tap = eventStream
+    ? new EventStreamUsageTap(record, () => inputTokens(x), price)
+    : stream
     ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect)
     : new JsonUsageTap(record, price, bodyBytes, dialect);
   return { ...outcome, response: tapped(response, tap) };

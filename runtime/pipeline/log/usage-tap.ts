@@ -11,11 +11,12 @@ import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/r
 import { SseParser } from '../../providers/shared/sse.ts';
 import { spokenTranscript } from '../../providers/shared/chat.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { peekLeadingAndTrailing, peekMember, peekMemberInTail } from './json-peek.ts';
+import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMember } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { tokensOfBytes } from '../../core/token-estimate.ts';
 import { chatUsageOf, MessagesUsageCount, type MessagesUsage } from '../../providers/anthropic/response.ts';
 import { usageOf as generateContentChatUsageOf, type GenerateContentResponse, type UsageMetadata } from '../../providers/cloudb/response.ts';
+import { usageOf as converseChatUsageOf, type ConverseUsage } from '../../providers/cloudc/response.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -36,15 +37,16 @@ export type UsageDone = (record: RequestRecord) => void;
  * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
  * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
  * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
- * reports usage in message_start and message_delta) or cloud B's generateContent (`usageMetadata`
+ * reports usage in message_start and message_delta), cloud B's generateContent (`usageMetadata`
  * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
- * JSON array of such answers).
+ * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
+ * stream is AWS's binary event stream, read by event-stream-usage-tap.ts).
  */
-export type UsageDialect = 'vendor' | 'messages' | 'generateContent';
+export type UsageDialect = 'vendor' | 'messages' | 'generateContent' | 'converse';
 
-/** Where a dialect's JSON answer names its model and its usage, and how its usage reads. */
+/** Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its usage reads. */
 interface JsonReading {
-  model: string;
+  model: string | null;
   usage: string;
   read(value: unknown): TokenUsage | null;
 }
@@ -53,6 +55,7 @@ const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
   vendor: { model: 'model', usage: 'usage', read: usageOf },
   messages: { model: 'model', usage: 'usage', read: messagesUsageOf },
   generateContent: { model: 'modelVersion', usage: 'usageMetadata', read: generateContentUsageOf },
+  converse: { model: null, usage: 'usage', read: converseUsageOf },
 };
 
 export class JsonUsageTap implements BodyTap {
@@ -110,9 +113,9 @@ export class JsonUsageTap implements BodyTap {
       const reading = this.#reading;
       // A JSON array of answers (a generateContent stream without alt=sse): its last one's.
       const elements = opensArray(body) ? withoutArrayClose(body) : null;
-      const [model, used] = elements === null
-        ? peekLeadingAndTrailing(body, reading.model, reading.usage)
-        : [peekMemberInTail(elements, reading.model), peekMemberInTail(elements, reading.usage)];
+      const [model, used] = elements !== null
+        ? [reading.model === null ? undefined : peekMemberInTail(elements, reading.model), peekMemberInTail(elements, reading.usage)]
+        : reading.model === null ? [undefined, peekTrailingMember(body, reading.usage)] : peekLeadingAndTrailing(body, reading.model, reading.usage);
       if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
       const usage = reading.read(used);
       if (usage !== null) this.#record.usage = usage;
@@ -135,7 +138,7 @@ export class JsonUsageTap implements BodyTap {
     // A JSON array of answers: its last one's, in the tail.
     const array = opensArray(head);
     const tail = array ? withoutArrayClose(kept) ?? kept : kept;
-    const model = (array ? undefined : peekMember(head, reading.model)) ?? peekMemberInTail(tail, reading.model);
+    const model = reading.model === null ? undefined : (array ? undefined : peekMember(head, reading.model)) ?? peekMemberInTail(tail, reading.model);
     if (typeof model === 'string') this.#record.modelAnswered = recordedModel(model);
     const usage = array ? reading.read(peekMemberInTail(tail, reading.usage)) : usageAtEdges(head, tail, reading);
     if (usage !== null) this.#record.usage = usage;
@@ -329,10 +332,7 @@ export class SseUsageTap implements BodyTap {
    * counted nothing (the estimate of the whole then stands in).
    */
   #ownUsage(): TokenUsage | null {
-    const counted = this.#usage;
-    if (counted === null || this.#final) return counted;
-    const output = Math.max(counted.outputTokens, tokensOfBytes(this.#outputBytes));
-    return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
+    return this.#final ? this.#usage : cutShortUsage(this.#usage, this.#outputBytes);
   }
 
   /** Output the model generated, for the estimate: every kind it is billed for, tool arguments and reasoning included. */
@@ -378,6 +378,23 @@ function withoutArrayClose(body: Buffer): Buffer | null {
 
 function isJsonSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/**
+ * The usage of a stream cut before its last count: the input it counted, and the output it counted
+ * or the estimate of what it generated (`outputBytes` of text), whichever is more; marked as
+ * estimated. Null when it counted nothing.
+ */
+export function cutShortUsage(counted: TokenUsage | null, outputBytes: number): TokenUsage | null {
+  if (counted === null) return null;
+  const output = Math.max(counted.outputTokens, tokensOfBytes(outputBytes));
+  return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
+}
+
+/** converse's usage → TokenUsage, read as the translation reads it (cache reads and writes counted as input). */
+export function converseUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as ConverseUsage).inputTokens !== 'number') return null;
+  return usageOf(converseChatUsageOf(value as ConverseUsage, false));
 }
 
 /** generateContent's usageMetadata → TokenUsage, read as the translation reads it (thinking tokens are output, cache reads input). */

@@ -15,6 +15,7 @@ import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 
 const NAME = 'cloudc';
+export const CLOUDC_PROVIDER = NAME;
 export const SIGNING_SERVICE = 'bedrock';
 const ENDPOINTS: ReadonlySet<EndpointKind> = manifestEndpoints(NAME);
 

@@ -105,7 +105,8 @@ export class ConverseStreamMapper implements StreamMapper {
   }
 }
 
-const EVENT_STREAM_TYPE = /^application\/vnd\.amazon\.eventstream/i;
+/** converse-stream's content type: AWS's binary event stream. */
+export const EVENT_STREAM_TYPE = /^application\/vnd\.amazon\.eventstream/i;
 
 /**
  * A converse stream whose first message is an exception (`throttlingException`, …) is the error
