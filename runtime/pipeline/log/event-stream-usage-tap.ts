@@ -5,10 +5,9 @@
 // that is corrupt ends the reading there: what was read until then stands. The body is not kept for
 // the log: it is binary.
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
-import { tokensOfBytes } from '../../core/token-estimate.ts';
 import { EventStreamDecoder, type EventMessage } from '../../providers/cloudc/event-stream.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { converseUsageOf, type UsageDone } from './usage-tap.ts';
+import { converseUsageOf, estimatedUsage, type UsageDone } from './usage-tap.ts';
 
 export class EventStreamUsageTap implements BodyTap {
   readonly #record: RequestRecord;
@@ -41,13 +40,7 @@ export class EventStreamUsageTap implements BodyTap {
 
   end(): void {
     const record = this.#record;
-    const usage = this.#usage;
-    if (usage !== null) record.usage = usage;
-    else {
-      const input = this.#inputEstimate();
-      const output = tokensOfBytes(this.#outputBytes);
-      record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
-    }
+    record.usage = this.#usage ?? estimatedUsage(this.#inputEstimate(), this.#outputBytes);
     this.#done(record);
   }
 

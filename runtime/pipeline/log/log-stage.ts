@@ -12,7 +12,7 @@ import { tapped } from '../body-tap.ts';
 import { overriddenModel, requestedModel, sentParam } from '../request-model.ts';
 import { countedUsage } from './counted-usage.ts';
 import { SpokenLengthTap } from './spoken-length-tap.ts';
-import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { estimatedUsage, JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
@@ -122,8 +122,7 @@ function recordAbandoned(x: Exchange, error: unknown, configId: string | null, s
   record.retries = attempt.tries - 1;
   const metering = !attempt.awaitingAnswer ? null : meteredPassThrough(x, attempt.provider) !== null ? 'estimated' : meteringOf(x);
   if (metering === 'estimated') {
-    const input = inputTokens(x);
-    record.usage = { inputTokens: input, outputTokens: 0, cachedInputTokens: 0, totalTokens: input, estimated: true };
+    record.usage = estimatedUsage(inputTokens(x), 0);
     priceUsage(x, attempt.provider, services);
   } else if (metering === 'reported') {
     // Images and speech billed per unit are known from the request: generated, and billed, all the

@@ -211,11 +211,7 @@ export class SseUsageTap implements BodyTap {
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
     const usage = this.#dialect === 'vendor' ? (this.#usage ?? usageOf(this.#reported())) : this.#ownUsage();
     if (usage !== null) record.usage = usage;
-    else if (this.#inputEstimate !== null) {
-      const input = this.#inputEstimate();
-      const output = tokensOfBytes(this.#outputBytes);
-      record.usage = { inputTokens: input, outputTokens: output, cachedInputTokens: 0, totalTokens: input + output, estimated: true };
-    }
+    else if (this.#inputEstimate !== null) record.usage = estimatedUsage(this.#inputEstimate(), this.#outputBytes);
     this.#done(record);
   }
 
@@ -378,6 +374,12 @@ function withoutArrayClose(body: Buffer): Buffer | null {
 
 function isJsonSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
+export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {
+  const output = tokensOfBytes(outputBytes);
+  return { inputTokens, outputTokens: output, cachedInputTokens: 0, totalTokens: inputTokens + output, estimated: true };
 }
 
 /**
