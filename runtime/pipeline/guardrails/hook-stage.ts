@@ -16,6 +16,7 @@ import { bufferedResponse, jsonResponse, unreadAnswerError, withMember } from '.
 import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
+import { requestedModel } from '../request-model.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import { HookRun } from './hook-run.ts';
@@ -342,10 +343,10 @@ function withStatus(response: UpstreamResponse, status: number): UpstreamRespons
 }
 
 function contextOf(x: Exchange, run: HookRun): PhaseContext {
-  const params = x.params as { model?: unknown } | undefined;
   return {
     endpoint: x.endpoint,
-    model: typeof params?.model === 'string' ? params.model : null,
+    // The model the request names: its body's, else (a generateContent or converse pass-through call) its path's.
+    model: requestedModel(x),
     metadata: x.options.metadata,
     headers: x.options.checkHeaders,
     request: x.params,
