@@ -4,7 +4,8 @@
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) to a
 // `cloudc` target. The log stage reads their usage in their own dialect, the trace stage names
-// their operation. The rest generate nothing (a token count, files, batches) and are neither.
+// their operation. The rest generate nothing (a token count, files, batches) and are neither. The
+// last two name their model in their path, not their body.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
@@ -14,8 +15,10 @@ import type { UsageDialect } from './log/usage-tap.ts';
 const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
 const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent)(?:\?|$)/;
-/** converse on a model, an inference profile or a provisioned model's ARN. */
-const CONVERSE_PATH = /^\/model\/[^/?]+\/(?:converse|converse-stream)(?:\?|$)/;
+/** generateContent on a model, which its path names: `…/models/{model}:generateContent`. */
+const GENERATE_CONTENT_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)/;
+/** converse on the model its path names: an ID, an inference profile or an ARN, percent-encoded. */
+const CONVERSE_PATH = /^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/;
 
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
 export function meteredPassThrough(x: Exchange, provider: string): Exclude<UsageDialect, 'vendor'> | null {
@@ -24,4 +27,16 @@ export function meteredPassThrough(x: Exchange, provider: string): Exclude<Usage
   if (provider === CLOUDB_PROVIDER) return GENERATE_CONTENT_PATH.test(x.upstreamPath) ? 'generateContent' : null;
   if (provider === CLOUDC_PROVIDER) return CONVERSE_PATH.test(x.upstreamPath) ? 'converse' : null;
   return null;
+}
+
+/** The model a pass-through generateContent or converse call names in its path; null for any other call. */
+export function pathModel(x: Exchange): string | null {
+  if (x.endpoint !== 'passthrough') return null;
+  const match = GENERATE_CONTENT_MODEL.exec(x.upstreamPath) ?? CONVERSE_PATH.exec(x.upstreamPath);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
 }

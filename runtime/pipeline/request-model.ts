@@ -4,6 +4,7 @@
 import { boundaryOf, formTextField } from '../core/multipart.ts';
 import type { Exchange } from './exchange.ts';
 import { peekMember } from './log/json-peek.ts';
+import { pathModel } from './metered-pass-through.ts';
 
 /** How far into an unparsed request body the requested model is looked for. */
 const MODEL_SCAN_BYTES = 64 * 1024;
@@ -28,25 +29,6 @@ export function requestParam(x: Exchange, name: string, scanBytes = Number.MAX_S
 export function requestedModel(x: Exchange): string | null {
   const model = requestParam(x, 'model', MODEL_SCAN_BYTES);
   return typeof model === 'string' ? model : pathModel(x);
-}
-
-/**
- * The model a chat call names in its path, not its body: cloud B's `…/models/{model}:generateContent`
- * and cloud C's `/model/{id}/converse` (an ID, an inference profile or an ARN, percent-encoded).
- */
-const PATH_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)|^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/;
-
-/** The model a pass-through call names in its path (cloud B's generateContent, cloud C's converse); null when it names none. */
-function pathModel(x: Exchange): string | null {
-  if (x.endpoint !== 'passthrough') return null;
-  const match = PATH_MODEL.exec(x.upstreamPath);
-  if (match === null) return null;
-  const named = match[1] ?? match[2];
-  try {
-    return decodeURIComponent(named);
-  } catch {
-    return named;
-  }
 }
 
 /**
