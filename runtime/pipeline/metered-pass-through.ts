@@ -2,15 +2,17 @@
 // pass-through, to a target of that family. The messages API's create call (`POST /v1/messages`,
 // `?beta=true` as its coding agents send it) to an `anthropic` target, cloud B's generateContent
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
-// `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) to a
-// `cloudc` target. The log stage reads their usage in their own dialect, the trace stage names
-// their operation. The rest generate nothing (a token count, files, batches) and are neither. The
-// last two name their model in their path, not their body.
+// `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
+// Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
+// SDK's Bedrock client and the coding agents built on it call) to a `cloudc` target. The log stage
+// reads their usage in their own dialect, the trace stage names their operation. The rest generate
+// nothing (a token count, files, batches), or answer in a format each model vendor has its own of
+// (another model's invoke), and are neither. Cloud B's and cloud C's name their model in their path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
 import type { Exchange } from './exchange.ts';
-import type { UsageDialect } from './log/usage-tap.ts';
+import type { UsageDialect } from './log/usage-of.ts';
 
 const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
@@ -19,20 +21,29 @@ const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent
 const GENERATE_CONTENT_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|generateContent)(?:\?|$)/;
 /** converse on the model its path names: an ID, an inference profile or an ARN, percent-encoded. */
 const CONVERSE_PATH = /^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/;
+/** invoke on the model its path names, in that model vendor's own format. */
+const INVOKE_PATH = /^\/model\/([^/?]+)\/(?:invoke|invoke-with-response-stream)(?:\?|$)/;
+/** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API. */
+const CLAUDE_MODEL = /anthropic\.claude/;
 
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
 export function meteredPassThrough(x: Exchange, provider: string): Exclude<UsageDialect, 'vendor'> | null {
   if (x.endpoint !== 'passthrough' || x.method !== 'POST') return null;
   if (provider === ANTHROPIC_PROVIDER) return MESSAGES_PATH.test(x.upstreamPath) ? 'messages' : null;
   if (provider === CLOUDB_PROVIDER) return GENERATE_CONTENT_PATH.test(x.upstreamPath) ? 'generateContent' : null;
-  if (provider === CLOUDC_PROVIDER) return CONVERSE_PATH.test(x.upstreamPath) ? 'converse' : null;
+  if (provider === CLOUDC_PROVIDER) {
+    if (CONVERSE_PATH.test(x.upstreamPath)) return 'converse';
+    const invoked = INVOKE_PATH.exec(x.upstreamPath);
+    return invoked !== null && CLAUDE_MODEL.test(invoked[1]) ? 'messages' : null;
+  }
   return null;
 }
 
-/** The model a pass-through generateContent or converse call names in its path; null for any other call. */
+/** The model a pass-through generateContent, converse or invoke call names in its path; null for any other call. */
 export function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;
-  const match = GENERATE_CONTENT_MODEL.exec(x.upstreamPath) ?? CONVERSE_PATH.exec(x.upstreamPath);
+  const path = x.upstreamPath;
+  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path);
   if (match === null) return null;
   try {
     return decodeURIComponent(match[1]);

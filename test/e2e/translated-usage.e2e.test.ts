@@ -196,7 +196,7 @@ describe('prompt caching through the translated families', () => {
     });
   });
 
-  describe('cloud C\'s own converse, passed through as it is (signed by the gateway)', () => {
+  describe('cloud C\'s own converse and a Claude model\'s invoke, passed through as they are (signed by the gateway)', () => {
     const call = (trace: string, verb: string, question: string) => fetch(`${served.gateway.url}/v1/model/${encodeURIComponent(MODELS.cloudc)}/${verb}`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
@@ -229,6 +229,42 @@ describe('prompt caching through the translated families', () => {
         expect(record.cost_usd).toBeCloseTo(expected, 12);
       });
     }
+
+    for (const verb of ['invoke', 'invoke-with-response-stream']) {
+      it(`a Claude model's ${verb} (the messages API's body and answer): logged with the usage and model its answer reports, and its cost`, async () => {
+        const tag = `passthrough-cloudc-${verb}`;
+        const res = await fetch(`${served.gateway.url}/v1/model/${encodeURIComponent(MODELS.cloudc)}/${verb}`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': tag, 'content-type': 'application/json' },
+          body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, system: 'Answer briefly.', messages: [{ role: 'user', content: 'how are you today' }] }),
+        });
+        expect(res.status).toBe(200);
+        let usage: { input_tokens: number; output_tokens: number };
+        let model: string;
+        if (verb === 'invoke') ({ usage, model } = (await res.json()) as { usage: typeof usage; model: string });
+        else {
+          const events = new EventStreamDecoder().push(Buffer.from(await res.arrayBuffer())).map((m) => JSON.parse(Buffer.from(JSON.parse(m.payload.toString()).bytes, 'base64').toString()));
+          const start = events.find((e) => e.type === 'message_start').message;
+          ({ model } = start);
+          usage = { input_tokens: start.usage.input_tokens, output_tokens: events.find((e) => e.type === 'message_delta').usage.output_tokens };
+        }
+        const record = await logged(tag);
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudc', model_requested: MODELS.cloudc, model_answered: model, stream: verb !== 'invoke' });
+        expect(record.usage).toMatchObject({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, estimated: false });
+        const pricing = catalog.find(model)!.pricing!;
+        expect(record.cost_usd).toBeCloseTo((usage.input_tokens * pricing.input_per_million + usage.output_tokens * pricing.output_per_million) / 1e6, 12);
+      });
+    }
+
+    it('another model\'s invoke answers in its own vendor\'s format: not metered', async () => {
+      const res = await fetch(`${served.gateway.url}/v1/model/vendorx.chat-mock-v1%3A0/invoke`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': 'passthrough-cloudc-other-invoke', 'content-type': 'application/json' },
+        body: JSON.stringify({ inputText: 'hi' }),
+      });
+      await res.arrayBuffer();
+      expect(await logged('passthrough-cloudc-other-invoke')).toMatchObject({ model_requested: 'vendorx.chat-mock-v1:0', usage: null });
+    });
 
     it('a stream cut before its metadata is estimated: the request\'s input and the text that came', async () => {
       cloudc.script({ path: `/model/${encodeURIComponent(MODELS.cloudc)}/converse-stream`, breakAfter: 3 });

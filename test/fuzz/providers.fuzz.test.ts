@@ -95,6 +95,8 @@ describe('a misbehaving provider', () => {
       'generateContent passed through': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', custom_host: raw.baseURL }),
       // Cloud C's own converse through the signed pass-through.
       'converse passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
+      // A Claude model's invoke through cloud C's pass-through: the messages API's answers, a stream's in the event stream's chunks.
+      'invoke passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
     };
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -117,6 +119,8 @@ describe('a misbehaving provider', () => {
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
           : route === 'converse passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
+          : route === 'invoke passed through'
+            ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
         // A 500 is never the gateway's own (internal_error): only a provider's error that opened its stream or came in a 200 (api_error, server_error).

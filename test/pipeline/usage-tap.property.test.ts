@@ -305,7 +305,7 @@ describe('converse dialect (cloud C\'s own API, passed through)', () => {
   }
   function tappedStream(chunks: readonly Buffer[]): RequestRecord {
     const record = newRequestRecord('trace', 'POST', '/v1/model/m/converse-stream');
-    const tap = new EventStreamUsageTap(record, () => 7, () => {});
+    const tap = new EventStreamUsageTap(record, 'converse', () => 7, () => {});
     for (const chunk of chunks) tap.write(chunk);
     tap.end();
     return record;
@@ -344,4 +344,44 @@ describe('converse dialect (cloud C\'s own API, passed through)', () => {
     expect(record.usage).toMatchObject(whole(c));
     expect(record.modelAnswered).toBeNull();
   });
+});
+
+describe('a Claude model\'s invoke stream (cloud C\'s event stream carrying the messages API\'s events)', () => {
+  const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.integer({ min: 1, max: 5000 }) });
+  type Counts = { input: number; read: number; write: number; output: number };
+  /** The messages API's events, each as an invoke stream's chunk event: its JSON as base64 `bytes`. */
+  function invokeStream(c: Counts, texts: readonly string[], finished: boolean): Buffer {
+    const events: object[] = [
+      { type: 'message_start', message: { id: 'msg_1', model: 'claude-3-7-sonnet-20250219', usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: 1 } } },
+      ...texts.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+      ...(finished ? [{ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }, { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: c.input, outputTokenCount: c.output } }] : []),
+    ];
+    return Buffer.concat(events.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })));
+  }
+  function tappedInvoke(chunks: readonly Buffer[]): RequestRecord {
+    const record = newRequestRecord('trace', 'POST', '/v1/model/anthropic.claude-3-7-sonnet-20250219-v1:0/invoke-with-response-stream');
+    const tap = new EventStreamUsageTap(record, 'messages', () => 7, () => {});
+    for (const chunk of chunks) tap.write(chunk);
+    tap.end();
+    return record;
+  }
+
+  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+    'a finished stream: the counts its messages events report, cache reads and writes as input, whatever the chunks',
+    (c, texts, offsets) => {
+      const record = tappedInvoke(cutAt(invokeStream(c, texts, true), offsets));
+      const input = c.input + c.read + c.write;
+      expect(record.modelAnswered).toBe('claude-3-7-sonnet-20250219');
+      expect(record.usage).toMatchObject({ inputTokens: input, cachedInputTokens: c.read, outputTokens: c.output, totalTokens: input + c.output, estimated: false });
+    },
+  );
+
+  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
+    'a stream cut before message_delta: message_start\'s input, and an output estimated from its text',
+    (c, texts) => {
+      const record = tappedInvoke([invokeStream(c, texts, false)]);
+      const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
+      expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, outputTokens: Math.max(1, generated), estimated: true });
+    },
+  );
 });

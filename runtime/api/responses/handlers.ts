@@ -24,7 +24,7 @@ import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError } from '../../store/sql/sql-database.ts';
 import { routeJudgesText } from '../../pipeline/guardrails/judges-text.ts';
-import { usageOf } from '../../pipeline/log/usage-tap.ts';
+import { usageOf } from '../../pipeline/log/usage-of.ts';
 
 export function responseHandlers(deps: JobDeps): Record<string, Handler> {
   const { store } = deps;

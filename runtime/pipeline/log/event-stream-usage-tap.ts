@@ -1,29 +1,41 @@
-// Reads token usage from cloud C's converse-stream as it goes to the client through the pass-through:
-// AWS's binary event stream (application/vnd.amazon.eventstream), its last event (`metadata`)
-// carrying the usage. A stream cut before it (the client left, the provider broke off) has the
-// estimate of its input and of the text, tool input and reasoning its contentBlockDelta events carried. Framing
-// that is corrupt ends the reading there: what was read until then stands. The body is not kept for
-// the log: it is binary.
-import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
+// Reads token usage from an answer in AWS's binary event stream (application/vnd.amazon.eventstream)
+// as it goes to the client through cloud C's pass-through: converse-stream, whose events are named
+// by their `:event-type` (its last, `metadata`, carries the usage), and a Claude model's
+// invoke-with-response-stream, whose `chunk` events each carry one event of the messages API's
+// stream as base64 `bytes`. A stream cut before its last count has the input it counted, else the
+// estimate of the request's, and the estimate of the text it carried. Framing that is corrupt ends
+// the reading there: what was read until then stands. The body is not kept for the log: it is binary.
+import type { RequestRecord } from '../../core/request-record.ts';
 import { EventStreamDecoder, type EventMessage } from '../../providers/cloudc/event-stream.ts';
 import type { BodyTap } from '../body-tap.ts';
-import { converseUsageOf, estimatedUsage, type UsageDone } from './usage-tap.ts';
+import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
+import { estimatedUsage } from './usage-of.ts';
+import type { UsageDone } from './usage-tap.ts';
+
+/** The invoke stream's event whose payload carries one event of the model vendor's own stream. */
+const CHUNK_EVENT = 'chunk';
 
 export class EventStreamUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #inputEstimate: () => number;
   readonly #done: UsageDone;
   readonly #decoder = new EventStreamDecoder();
+  readonly #reading: OwnStreamReading;
+  /** `chunk` events carry the messages API's stream (invoke), not converse's events. */
+  readonly #chunked: boolean;
   /** The framing broke: nothing after it is read. */
   #corrupt = false;
-  #usage: TokenUsage | null = null;
-  #outputBytes = 0;
 
-  /** `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no usage. */
-  constructor(record: RequestRecord, inputEstimate: () => number, done: UsageDone) {
+  /**
+   * `dialect`: `converse` (converse-stream) or `messages` (a Claude model's invoke stream).
+   * `inputEstimate`: the request's input tokens, estimated; asked only when the stream counted none.
+   */
+  constructor(record: RequestRecord, dialect: 'converse' | 'messages', inputEstimate: () => number, done: UsageDone) {
     this.#record = record;
     this.#inputEstimate = inputEstimate;
     this.#done = done;
+    this.#reading = ownStreamReading(dialect, record);
+    this.#chunked = dialect === 'messages';
   }
 
   write(chunk: Buffer | string): void {
@@ -40,14 +52,11 @@ export class EventStreamUsageTap implements BodyTap {
 
   end(): void {
     const record = this.#record;
-    record.usage = this.#usage ?? estimatedUsage(this.#inputEstimate(), this.#outputBytes);
+    record.usage = this.#reading.usage() ?? estimatedUsage(this.#inputEstimate(), this.#reading.outputBytes);
     this.#done(record);
   }
 
-  /**
-   * A stream cut short was generated, and billed, up to there: read as at its end (its usage comes
-   * only in its last event, so a stream cut before that has the estimate).
-   */
+  /** A stream cut short was generated, and billed, up to there: read as at its end. */
   brokeOff(): void {
     this.end();
   }
@@ -55,34 +64,23 @@ export class EventStreamUsageTap implements BodyTap {
   #message(message: EventMessage): void {
     if (message.headers[':message-type'] !== 'event') return;
     const type = message.headers[':event-type'];
-    if (type !== 'contentBlockDelta' && type !== 'metadata') return;
-    let payload: { delta?: ConverseDelta | null; usage?: unknown } | null;
-    try {
-      payload = JSON.parse(message.payload.toString('utf8')) as typeof payload;
-    } catch {
+    const payload = jsonObject(message.payload.toString('utf8'));
+    if (payload === null) return;
+    if (!this.#chunked) {
+      this.#reading.event(payload, typeof type === 'string' ? type : undefined);
       return;
     }
-    if (payload === null || typeof payload !== 'object') return;
-    if (type === 'metadata') {
-      this.#usage = converseUsageOf(payload.usage);
-      return;
-    }
-    const delta = payload.delta;
-    if (delta === null || typeof delta !== 'object') return;
-    this.#generated(delta.text);
-    this.#generated(delta.toolUse?.input);
-    this.#generated(delta.reasoningContent?.text);
-  }
-
-  /** Output the model generated, for the estimate. */
-  #generated(text: unknown): void {
-    if (typeof text === 'string') this.#outputBytes += Buffer.byteLength(text, 'utf8');
+    if (type !== CHUNK_EVENT || typeof payload.bytes !== 'string') return;
+    const event = jsonObject(Buffer.from(payload.bytes, 'base64').toString('utf8'));
+    if (event !== null) this.#reading.event(event, undefined);
   }
 }
 
-/** What a contentBlockDelta event's delta may carry that the model generated. */
-interface ConverseDelta {
-  text?: unknown;
-  toolUse?: { input?: unknown } | null;
-  reasoningContent?: { text?: unknown } | null;
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -12,7 +12,8 @@ import { tapped } from '../body-tap.ts';
 import { overriddenModel, requestedModel, sentParam } from '../request-model.ts';
 import { countedUsage } from './counted-usage.ts';
 import { SpokenLengthTap } from './spoken-length-tap.ts';
-import { estimatedUsage, JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
+import { estimatedUsage } from './usage-of.ts';
 import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
@@ -68,8 +69,9 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const provider = outcome.provider;
   // A family's own chat call through the pass-through is metered like a chat, its usage read in its own dialect.
   const dialect = meteredPassThrough(x, provider) ?? 'vendor';
-  // converse-stream's binary event stream: a stream too.
-  const eventStream = dialect === 'converse' && typeof contentType === 'string' && EVENT_STREAM_TYPE.test(contentType);
+  // Cloud C's binary event stream (converse-stream, a Claude model's invoke stream): a stream too.
+  const eventDialect = dialect === 'converse' || dialect === 'messages' ? dialect : null;
+  const eventStream = eventDialect !== null && typeof contentType === 'string' && EVENT_STREAM_TYPE.test(contentType);
   record.stream = stream || eventStream;
   const metering = dialect !== 'vendor' ? 'estimated' : meteringOf(x);
   if (metering === null || response.status < 200 || response.status >= 300) return outcome;
@@ -79,7 +81,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const bodyBytes = services.logBodyBytes;
   const estimate = metering === 'estimated' ? () => inputTokens(x) : null;
   const tap = eventStream
-    ? new EventStreamUsageTap(record, () => inputTokens(x), price)
+    ? new EventStreamUsageTap(record, eventDialect, () => inputTokens(x), price)
     : stream
     ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect)
     : new JsonUsageTap(record, price, bodyBytes, dialect);

@@ -13,10 +13,8 @@ import { spokenTranscript } from '../../providers/shared/chat.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMember } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
-import { tokensOfBytes } from '../../core/token-estimate.ts';
-import { chatUsageOf, MessagesUsageCount, type MessagesUsage } from '../../providers/anthropic/response.ts';
-import { usageOf as generateContentChatUsageOf, type GenerateContentResponse, type UsageMetadata } from '../../providers/cloudb/response.ts';
-import { usageOf as converseChatUsageOf, type ConverseUsage } from '../../providers/cloudc/response.ts';
+import { converseUsageOf, estimatedUsage, generateContentUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
+import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -32,17 +30,6 @@ export type PriceFn = (provider: string, model: string | null, usage: TokenUsage
 
 /** Called once the usage is known (the body completed). */
 export type UsageDone = (record: RequestRecord) => void;
-
-/**
- * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
- * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
- * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
- * reports usage in message_start and message_delta), cloud B's generateContent (`usageMetadata`
- * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
- * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
- * stream is AWS's binary event stream, read by event-stream-usage-tap.ts).
- */
-export type UsageDialect = 'vendor' | 'messages' | 'generateContent' | 'converse';
 
 /** Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its usage reads. */
 interface JsonReading {
@@ -165,15 +152,8 @@ export class SseUsageTap implements BodyTap {
   #partial = false;
   #usage: TokenUsage | null = null;
   #outputBytes = 0;
-  readonly #dialect: UsageDialect;
-  /** A messages stream's counts (dialect `messages`). */
-  readonly #messages: MessagesUsageCount | null;
-  /**
-   * A stream in a family's own dialect came to its end: the messages API's message_delta (the
-   * output's count) or a generateContent candidate's finishReason. Before it (cut, or left), its
-   * counts are the input's and the output's so far.
-   */
-  #final = false;
+  /** A stream in a family's own dialect: its reading; null for the vendor's. */
+  readonly #own: OwnStreamReading | null;
 
   /**
    * `inputEstimate`: the request's input tokens, estimated; asked only when the stream reports no
@@ -182,8 +162,7 @@ export class SseUsageTap implements BodyTap {
    * UpstreamTry), asked at the end when the stream had no usage chunk.
    */
   constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null, dialect: UsageDialect = 'vendor') {
-    this.#dialect = dialect;
-    this.#messages = dialect === 'messages' ? new MessagesUsageCount() : null;
+    this.#own = dialect === 'vendor' ? null : ownStreamReading(dialect, record);
     this.#record = record;
     this.#done = done;
     this.#inputEstimate = inputEstimate;
@@ -202,16 +181,17 @@ export class SseUsageTap implements BodyTap {
       this.#keptBytes += piece.length;
       if (piece.length < bytes.length) this.#partial = true;
     } else if (this.#bodyBytes > 0 && bytes.length > 0) this.#partial = true;
-    for (const event of this.#parser.push(bytes)) this.#data(event.data);
+    for (const event of this.#parser.push(bytes)) this.#data(event.data, event.event);
   }
 
   end(): void {
-    for (const event of this.#parser.end()) this.#data(event.data);
+    for (const event of this.#parser.end()) this.#data(event.data, event.event);
     const record = this.#record;
     if (this.#bodyBytes > 0) record.responseBody = redactBody(Buffer.concat(this.#kept), this.#bodyBytes, this.#partial);
-    const usage = this.#dialect === 'vendor' ? (this.#usage ?? usageOf(this.#reported())) : this.#ownUsage();
+    const own = this.#own;
+    const usage = own === null ? (this.#usage ?? usageOf(this.#reported())) : own.usage();
     if (usage !== null) record.usage = usage;
-    else if (this.#inputEstimate !== null) record.usage = estimatedUsage(this.#inputEstimate(), this.#outputBytes);
+    else if (this.#inputEstimate !== null) record.usage = estimatedUsage(this.#inputEstimate(), own === null ? this.#outputBytes : own.outputBytes);
     this.#done(record);
   }
 
@@ -224,7 +204,7 @@ export class SseUsageTap implements BodyTap {
     this.end();
   }
 
-  #data(data: string): void {
+  #data(data: string, name: string | undefined): void {
     if (data === '' || data === '[DONE]') return;
     // Without an estimate only the usage is wanted: a long event (an image, a partial one) is looked
     // into at its ends for it, not parsed whole (milliseconds of the serving thread for a few MB).
@@ -241,12 +221,8 @@ export class SseUsageTap implements BodyTap {
     }
     if (chunk === null || typeof chunk !== 'object') return;
     let fields = chunk as Record<string, unknown>;
-    if (this.#messages !== null) {
-      this.#messagesEvent(this.#messages, fields);
-      return;
-    }
-    if (this.#dialect === 'generateContent') {
-      this.#generateContentEvent(fields as GenerateContentResponse);
+    if (this.#own !== null) {
+      this.#own.event(fields, name);
       return;
     }
     // The Responses API's stream: what the model generated in its delta events, its model and usage
@@ -276,59 +252,6 @@ export class SseUsageTap implements BodyTap {
         if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.#generated((call as { function?: { arguments?: unknown } } | null)?.function?.arguments);
       }
     }
-  }
-
-  /** A messages stream's event: its model and counts, and the text its blocks carry (for a stream cut before its output's count). */
-  #messagesEvent(count: MessagesUsageCount, fields: Record<string, unknown>): void {
-    if (fields.type === 'message_start') {
-      const message = fields.message as { model?: unknown; usage?: unknown } | null | undefined;
-      if (message === null || typeof message !== 'object') return;
-      if (this.#record.modelAnswered === null && typeof message.model === 'string') this.#record.modelAnswered = recordedModel(message.model);
-      count.add(message.usage);
-      this.#usage = messagesUsageOf(count.usage);
-    } else if (fields.type === 'message_delta') {
-      count.add(fields.usage);
-      this.#usage = messagesUsageOf(count.usage);
-      this.#final = true;
-    } else if (fields.type === 'content_block_delta') {
-      const delta = fields.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | null | undefined;
-      if (delta === null || typeof delta !== 'object') return;
-      this.#generated(delta.text);
-      this.#generated(delta.thinking);
-      this.#generated(delta.partial_json);
-    }
-  }
-
-  /**
-   * A generateContent event: its model, its usageMetadata (the counts so far; the last event's are
-   * the whole answer's), the text its candidates' parts carry, and whether a candidate finished.
-   */
-  #generateContentEvent(event: GenerateContentResponse): void {
-    if (this.#record.modelAnswered === null && typeof event.modelVersion === 'string') this.#record.modelAnswered = recordedModel(event.modelVersion);
-    const usage = generateContentUsageOf(event.usageMetadata);
-    if (usage !== null) this.#usage = usage;
-    const candidates = event.candidates;
-    if (!Array.isArray(candidates)) return;
-    for (const candidate of candidates) {
-      if (candidate === null || typeof candidate !== 'object') continue;
-      if (typeof candidate.finishReason === 'string') this.#final = true;
-      const parts = candidate.content?.parts;
-      if (!Array.isArray(parts)) continue;
-      for (const part of parts) {
-        if (part === null || typeof part !== 'object') continue;
-        this.#generated(part.text);
-        if (part.functionCall !== null && typeof part.functionCall === 'object') this.#generated(JSON.stringify(part.functionCall.args ?? {}));
-      }
-    }
-  }
-
-  /**
-   * A stream in a family's own dialect: its counts once it came to its end; before that (cut, or
-   * left) the input it counted and the output estimated from the text that came; null when it
-   * counted nothing (the estimate of the whole then stands in).
-   */
-  #ownUsage(): TokenUsage | null {
-    return this.#final ? this.#usage : cutShortUsage(this.#usage, this.#outputBytes);
   }
 
   /** Output the model generated, for the estimate: every kind it is billed for, tool arguments and reasoning included. */
@@ -376,84 +299,8 @@ function isJsonSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-/** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
-export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {
-  const output = tokensOfBytes(outputBytes);
-  return { inputTokens, outputTokens: output, cachedInputTokens: 0, totalTokens: inputTokens + output, estimated: true };
-}
-
-/**
- * The usage of a stream cut before its last count: the input it counted, and the output it counted
- * or the estimate of what it generated (`outputBytes` of text), whichever is more; marked as
- * estimated. Null when it counted nothing.
- */
-export function cutShortUsage(counted: TokenUsage | null, outputBytes: number): TokenUsage | null {
-  if (counted === null) return null;
-  const output = Math.max(counted.outputTokens, tokensOfBytes(outputBytes));
-  return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
-}
-
-/** converse's usage → TokenUsage, read as the translation reads it (cache reads and writes counted as input). */
-export function converseUsageOf(value: unknown): TokenUsage | null {
-  if (value === null || typeof value !== 'object' || typeof (value as ConverseUsage).inputTokens !== 'number') return null;
-  return usageOf(converseChatUsageOf(value as ConverseUsage, false));
-}
-
-/** generateContent's usageMetadata → TokenUsage, read as the translation reads it (thinking tokens are output, cache reads input). */
-export function generateContentUsageOf(value: unknown): TokenUsage | null {
-  if (value === null || typeof value !== 'object' || typeof (value as UsageMetadata).promptTokenCount !== 'number') return null;
-  return usageOf(generateContentChatUsageOf(value as UsageMetadata));
-}
-
-/** The messages API's usage object → TokenUsage, its input counting cache reads and writes as the translation's does (chatUsageOf). */
-export function messagesUsageOf(value: unknown): TokenUsage | null {
-  if (value === null || typeof value !== 'object' || typeof (value as MessagesUsage).input_tokens !== 'number') return null;
-  return usageOf(chatUsageOf(value as MessagesUsage, false));
-}
-
 /** Responses stream events whose `delta` is generated output (audio deltas are audio, not text). */
 const GENERATED_DELTAS: ReadonlySet<string> = new Set([
   'response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta', 'response.custom_tool_call_input.delta',
   'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.code_interpreter_call_code.delta',
 ]);
-
-/**
- * The vendor's usage object → TokenUsage: chat, completions and embeddings (`prompt_tokens`), the
- * Responses API, images and transcriptions (`input_tokens`; a transcription's details are
- * `input_token_details`). A transcription billed by its length (`"type": "duration"`, whisper) has
- * its seconds and no tokens.
- */
-export function usageOf(value: unknown): TokenUsage | null {
-  if (value === null || typeof value !== 'object') return null;
-  const u = value as Record<string, unknown>;
-  if (u.type === 'duration') {
-    const seconds = count(u.seconds);
-    return seconds === null ? null : { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, audioSeconds: seconds, estimated: false };
-  }
-  const input = count(u.prompt_tokens) ?? count(u.input_tokens);
-  const output = count(u.completion_tokens) ?? count(u.output_tokens) ?? 0;
-  if (input === null) return null;
-  const details = (u.prompt_tokens_details ?? u.input_tokens_details ?? u.input_token_details) as Record<string, unknown> | null | undefined;
-  const cached = count(details?.cached_tokens) ?? 0;
-  const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
-  // Prompt-cache writes, which the translations of the messages API and cloud C name (providers/shared/chat.ts usageOf).
-  const written = count(details?.cache_creation_tokens);
-  if (written !== null && written > 0) {
-    usage.cacheCreationInputTokens = written;
-    const hour = count(details?.cache_creation_1h_tokens);
-    if (hour !== null && hour > 0) usage.cacheCreation1hInputTokens = hour;
-  }
-  // An audio model's spoken input and answer, priced apart from text.
-  const audioIn = count(details?.audio_tokens);
-  if (audioIn !== null && audioIn > 0) usage.audioInputTokens = audioIn;
-  const audioOut = count((u.completion_tokens_details as Record<string, unknown> | null | undefined)?.audio_tokens);
-  if (audioOut !== null && audioOut > 0) usage.audioOutputTokens = audioOut;
-  // An image model's input images (an image edit's), priced apart from the prompt's text.
-  const imageIn = count(details?.image_tokens);
-  if (imageIn !== null && imageIn > 0) usage.imageInputTokens = imageIn;
-  return usage;
-}
-
-function count(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}

@@ -1,11 +1,13 @@
 // A protocol-faithful mock of cloud family C: every request must carry a valid SigV4 signature
 // (verified independently here) or a bearer API key; POST /model/{id}/converse answers JSON and
-// /converse-stream the binary event stream.
+// /converse-stream the binary event stream; a Claude model's /invoke and /invoke-with-response-stream
+// the messages API's answer and stream (invoke.ts); any other path is echoed.
 import { startMockServer, bearerKey, type MockServer } from '../http/mock-server.ts';
 import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { cloudcHeaders, converse, sendCloudcError } from './converse.ts';
+import { invoke, isClaude } from './invoke.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 import { verifySigV4, type MockCredential } from './sigv4-verifier.ts';
 
@@ -26,7 +28,7 @@ export interface CloudcMockOptions {
   port?: number;
 }
 
-const MODEL_PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const MODEL_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 
 export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockServer> {
   const region = options.region ?? CLOUDC_REGION;
@@ -56,8 +58,10 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
     sendBody: (ctx, status, contentType, body) => sendBytes(ctx, status, { ...cloudcHeaders(ctx), 'content-type': contentType }, body),
     route(ctx: MockContext): Promise<void> {
       const match = MODEL_PATH.exec(ctx.record.path);
-      if (match === null) return echo(ctx);
+      // Only a Claude model's invoke is answered (invoke.ts); another model's own format is echoed, as any other path.
+      if (match === null || (match[2].startsWith('invoke') && !isClaude(decodeURIComponent(match[1])))) return echo(ctx);
       if (ctx.record.method !== 'POST') return sendCloudcError(ctx, 405, 'Method not allowed.');
+      if (match[2].startsWith('invoke')) return invoke(ctx, decodeURIComponent(match[1]), match[2] === 'invoke-with-response-stream');
       return converse(ctx, match[2] === 'converse-stream', promptCache);
     },
   });

@@ -1,0 +1,95 @@
+// Token usage as each API reports it, read into the record's TokenUsage: the vendor's `usage` (chat,
+// completions, embeddings, Responses, audio, images) and the dialects of the families' own chat APIs
+// the pass-through meters; and the gateway's estimates where an answer reported none, or not all.
+import type { TokenUsage } from '../../core/request-record.ts';
+import { tokensOfBytes } from '../../core/token-estimate.ts';
+import { chatUsageOf, type MessagesUsage } from '../../providers/anthropic/response.ts';
+import { usageOf as generateContentChatUsageOf, type UsageMetadata } from '../../providers/cloudb/response.ts';
+import { usageOf as converseChatUsageOf, type ConverseUsage } from '../../providers/cloudc/response.ts';
+
+/**
+ * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
+ * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
+ * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
+ * reports usage in message_start and message_delta), cloud B's generateContent (`usageMetadata`
+ * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
+ * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
+ * stream is AWS's binary event stream, read by event-stream-usage-tap.ts).
+ */
+export type UsageDialect = 'vendor' | 'messages' | 'generateContent' | 'converse';
+
+/** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
+export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {
+  const output = tokensOfBytes(outputBytes);
+  return { inputTokens, outputTokens: output, cachedInputTokens: 0, totalTokens: inputTokens + output, estimated: true };
+}
+
+/**
+ * The usage of a stream cut before its last count: the input it counted, and the output it counted
+ * or the estimate of what it generated (`outputBytes` of text), whichever is more; marked as
+ * estimated. Null when it counted nothing.
+ */
+export function cutShortUsage(counted: TokenUsage | null, outputBytes: number): TokenUsage | null {
+  if (counted === null) return null;
+  const output = Math.max(counted.outputTokens, tokensOfBytes(outputBytes));
+  return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
+}
+
+/** converse's usage → TokenUsage, read as the translation reads it (cache reads and writes counted as input). */
+export function converseUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as ConverseUsage).inputTokens !== 'number') return null;
+  return usageOf(converseChatUsageOf(value as ConverseUsage, false));
+}
+
+/** generateContent's usageMetadata → TokenUsage, read as the translation reads it (thinking tokens are output, cache reads input). */
+export function generateContentUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as UsageMetadata).promptTokenCount !== 'number') return null;
+  return usageOf(generateContentChatUsageOf(value as UsageMetadata));
+}
+
+/** The messages API's usage object → TokenUsage, its input counting cache reads and writes as the translation's does (chatUsageOf). */
+export function messagesUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object' || typeof (value as MessagesUsage).input_tokens !== 'number') return null;
+  return usageOf(chatUsageOf(value as MessagesUsage, false));
+}
+
+/**
+ * The vendor's usage object → TokenUsage: chat, completions and embeddings (`prompt_tokens`), the
+ * Responses API, images and transcriptions (`input_tokens`; a transcription's details are
+ * `input_token_details`). A transcription billed by its length (`"type": "duration"`, whisper) has
+ * its seconds and no tokens.
+ */
+export function usageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object') return null;
+  const u = value as Record<string, unknown>;
+  if (u.type === 'duration') {
+    const seconds = count(u.seconds);
+    return seconds === null ? null : { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, audioSeconds: seconds, estimated: false };
+  }
+  const input = count(u.prompt_tokens) ?? count(u.input_tokens);
+  const output = count(u.completion_tokens) ?? count(u.output_tokens) ?? 0;
+  if (input === null) return null;
+  const details = (u.prompt_tokens_details ?? u.input_tokens_details ?? u.input_token_details) as Record<string, unknown> | null | undefined;
+  const cached = count(details?.cached_tokens) ?? 0;
+  const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: cached, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
+  // Prompt-cache writes, which the translations of the messages API and cloud C name (providers/shared/chat.ts usageOf).
+  const written = count(details?.cache_creation_tokens);
+  if (written !== null && written > 0) {
+    usage.cacheCreationInputTokens = written;
+    const hour = count(details?.cache_creation_1h_tokens);
+    if (hour !== null && hour > 0) usage.cacheCreation1hInputTokens = hour;
+  }
+  // An audio model's spoken input and answer, priced apart from text.
+  const audioIn = count(details?.audio_tokens);
+  if (audioIn !== null && audioIn > 0) usage.audioInputTokens = audioIn;
+  const audioOut = count((u.completion_tokens_details as Record<string, unknown> | null | undefined)?.audio_tokens);
+  if (audioOut !== null && audioOut > 0) usage.audioOutputTokens = audioOut;
+  // An image model's input images (an image edit's), priced apart from the prompt's text.
+  const imageIn = count(details?.image_tokens);
+  if (imageIn !== null && imageIn > 0) usage.imageInputTokens = imageIn;
+  return usage;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
