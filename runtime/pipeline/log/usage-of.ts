@@ -11,7 +11,8 @@ import { usageOf as converseChatUsageOf, type ConverseUsage } from '../../provid
  * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
  * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
  * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
- * reports usage in message_start and message_delta), cloud B's generateContent (`usageMetadata`
+ * reports usage in message_start and message_delta; a Claude model's invoke through cloud C speaks
+ * it too, its stream's events inside AWS's event stream), cloud B's generateContent (`usageMetadata`
  * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
  * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
  * stream is AWS's binary event stream, read by event-stream-usage-tap.ts).
