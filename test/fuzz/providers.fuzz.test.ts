@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
 import { httpAnswer, type RawAnswer, type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
 import { liveHeap } from './request-fuzz.ts';
+import { eventMessage, exceptionMessage } from '../mocks/cloudc/event-stream.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 80);
 // A stalled provider holds a case for the 300 ms headers timeout (an eighth of the cases), and some
@@ -39,14 +40,34 @@ const oddStream = fc.array(fc.oneof(oddAnswer, oddEvent, oddError), { maxLength:
 /** Messages-API answers and events with members of any type: what the gateway translates into chat. */
 const oddBlock = fc.record({ type: fc.constantFrom('text', 'thinking', 'tool_use', 'redacted_thinking', 'odd'), text: oddMember, thinking: oddMember, id: oddMember, name: oddMember, input: oddMember }, { requiredKeys: ['type'] });
 const oddMessage = fc.record({ id: oddMember, type: fc.constant('message'), role: oddMember, model: oddMember, content: fc.oneof(oddMember, fc.array(fc.oneof(oddBlock, oddMember), { maxLength: 3 })), stop_reason: oddMember, usage: oddMember }, { requiredKeys: ['type'] });
-const oddMessagesStream = fc.array(fc.record({ type: fc.constantFrom('message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'), message: fc.oneof(oddMessage, oddMember), index: oddMember, content_block: fc.oneof(oddBlock, oddMember), delta: fc.oneof(fc.record({ type: fc.constantFrom('text_delta', 'thinking_delta', 'input_json_delta'), text: oddMember, thinking: oddMember, partial_json: oddMember, stop_reason: oddMember }), oddMember), usage: oddMember, error: oddMember }, { requiredKeys: ['type'] }), { maxLength: 5 })
+const oddMessagesEvent = fc.record({ type: fc.constantFrom('message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'), message: fc.oneof(oddMessage, oddMember), index: oddMember, content_block: fc.oneof(oddBlock, oddMember), delta: fc.oneof(fc.record({ type: fc.constantFrom('text_delta', 'thinking_delta', 'input_json_delta'), text: oddMember, thinking: oddMember, partial_json: oddMember, stop_reason: oddMember }), oddMember), usage: oddMember, error: oddMember }, { requiredKeys: ['type'] });
+const oddMessagesStream = fc.array(oddMessagesEvent, { maxLength: 5 })
   .map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')}` }));
+
+/**
+ * Cloud C's binary event stream with events of any content: converse's (a metadata event's usage of
+ * any shape), an invoke stream's chunks carrying messages events, exceptions; cut anywhere or not.
+ */
+const oddConverseUsage = fc.oneof(oddMember, fc.record({ inputTokens: oddCount, outputTokens: oddCount, totalTokens: oddCount, cacheReadInputTokens: oddCount, cacheWriteInputTokens: oddCount }, { requiredKeys: [] }));
+const oddEventMessage = fc.oneof(
+  fc.record({ type: fc.constantFrom('messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'), delta: oddMember, usage: oddConverseUsage, stopReason: oddMember })
+    .map(({ type, ...payload }) => eventMessage(type, payload)),
+  oddMessagesEvent.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })),
+  fc.constantFrom('chunk', 'metadata').map((type) => eventMessage(type, { bytes: 'not base64 of JSON %%%' })),
+  fc.constant(exceptionMessage('throttlingException', 'slow down')),
+);
+const oddEventStream = fc.tuple(fc.array(oddEventMessage, { maxLength: 5 }), fc.option(fc.nat()))
+  .map(([messages, cut]): RawAnswer => {
+    const body = Buffer.concat(messages);
+    return { bytes: Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\n\r\n'), cut === null ? body : body.subarray(0, cut % (body.length + 1))]) };
+  });
 
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
   oddAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
   oddStream,
   oddMessage.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
   oddMessagesStream,
+  oddEventStream,
   fc.constant<RawAnswer>({ stall: true }),
   fc.integer({ min: 0, max: 120 }).map((n): RawAnswer => ({ bytes: httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}').slice(0, n) })),
   fc.string({ maxLength: 200 }).map((junk): RawAnswer => ({ bytes: junk })),
@@ -126,10 +147,17 @@ describe('a misbehaving provider', () => {
         // A 500 is never the gateway's own (internal_error): only a provider's error that opened its stream or came in a 200 (api_error, server_error).
         if (res.status === 500) expect((JSON.parse(text) as { error?: { code?: unknown } }).error?.code, text.slice(0, 200)).not.toBe('internal_error');
         if (res.status >= 400 && (res.headers.get('content-type') ?? '').startsWith('application/json')) {
-          // An error body names its kind: the gateway's and the vendor's by `type`, cloud B's own API's by its rpc `status`.
-          const { error } = JSON.parse(text) as { error: { message: unknown; type?: unknown; status?: unknown } };
-          expect(error, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
-          expect(typeof error.type === 'string' || (route === 'generateContent passed through' && typeof error.status === 'string'), text.slice(0, 200)).toBe(true);
+          // An error body names its kind: the gateway's and the vendor's by `type`, cloud B's own API's by its rpc `status`;
+          // cloud C's own API answers `{"message": …}`, its kind in x-amzn-errortype.
+          const body = JSON.parse(text) as { error?: { message: unknown; type?: unknown; status?: unknown }; message?: unknown };
+          if (CLOUDC_OWN.has(route) && body.error === undefined) {
+            expect(body, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
+            expect(res.headers.get('x-amzn-errortype'), text.slice(0, 200)).toEqual(expect.any(String));
+          } else {
+            const { error } = body;
+            expect(error, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
+            expect(typeof error!.type === 'string' || (route === 'generateContent passed through' && typeof error!.status === 'string'), text.slice(0, 200)).toBe(true);
+          }
         }
         if (withFallback && !stream) expect([200, 502, 504, 408]).toContain(res.status);
       }),
@@ -141,6 +169,9 @@ describe('a misbehaving provider', () => {
     expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
+
+/** Routes to cloud C's own API through the pass-through, whose error bodies are its own. */
+const CLOUDC_OWN: ReadonlySet<string> = new Set(['converse passed through', 'invoke passed through']);
 
 /** Requests whose answers the gateway passes to the client as they come (and meters by the usage they report). */
 const PASSED_THROUGH: Record<'images' | 'speech', [string, Record<string, unknown>]> = {
