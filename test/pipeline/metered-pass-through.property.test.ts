@@ -1,0 +1,70 @@
+// Which pass-through calls are metered (a family's own chat call to a target of that family), and the
+// model such a call names in its path: the ID as the client sent it, percent-encoded or not; an
+// escape that is no escape is kept as written, never thrown on.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { planConfig } from '../../compiler/config/plan.ts';
+import { newRequestRecord } from '../../runtime/core/request-record.ts';
+import { meteredPassThrough, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
+import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
+import { EVERY_ROUTING_HEADER, gatewayOptions } from '../../runtime/pipeline/options.ts';
+import { requestedModel } from '../../runtime/pipeline/request-model.ts';
+
+const PLAN = planConfig({ provider: 'openai', api_key: 'sk-test' }, 'plain');
+
+/** A pass-through exchange (no route of its own: handler null) for `method` and `upstreamPath` (the path after /v1). */
+function passThrough(method: 'POST' | 'GET', upstreamPath: string, body: object = {}) {
+  return newExchange({
+    source: 'http', handler: null, operationId: 'passThroughPost', method, upstreamPath, pathname: `/v1${upstreamPath}`,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    options: gatewayOptions({}, { traceId: 't', metadata: {}, requestTimeoutMs: null, forwardHeaders: [], cacheForceRefresh: false, cacheNamespace: null }, { forwardedHeaders: [], checkHeaders: [], optionReaders: null, routingHeaders: EVERY_ROUTING_HEADER, adapterSetHeaders: new Set() }),
+    plan: PLAN, caller: null, record: newRequestRecord('t', method, `/v1${upstreamPath}`), signal: new AbortController().signal, readJson: () => Promise.resolve(body),
+  });
+}
+
+const GENERATE = (model: string, verb: string) => `/projects/p/locations/us-central1/publishers/google/models/${model}:${verb}`;
+
+describe('meteredPassThrough', () => {
+  it('meters a family\'s own chat call to a target of that family only, with or without a query', () => {
+    const cases: Array<[string, string, string, string | null]> = [
+      ['POST', '/messages', 'anthropic', 'messages'],
+      ['POST', '/messages?beta=true', 'anthropic', 'messages'],
+      ['POST', '/messages/count_tokens', 'anthropic', null],
+      ['POST', '/messages', 'vendor', null],
+      ['GET', '/messages', 'anthropic', null],
+      ['POST', GENERATE('gemini-2.0-flash', 'generateContent'), 'cloudb', 'generateContent'],
+      ['POST', GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
+      ['POST', '/projects/p/locations/l/endpoints/123:generateContent', 'cloudb', 'generateContent'],
+      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'cloudb', null],
+      ['POST', GENERATE('gemini-2.0-flash', 'generateContent'), 'anthropic', null],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'cloudc', 'converse'],
+      ['POST', '/model/amazon.nova-lite-v1%3A0/converse-stream', 'cloudc', 'converse'],
+      ['POST', '/model/us.anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'cloudc', 'messages'],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke-with-response-stream', 'cloudc', 'messages'],
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'cloudc', null],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'cloudb', null],
+    ];
+    for (const [method, path, provider, dialect] of cases) expect(meteredPassThrough(passThrough(method as 'POST' | 'GET', path), provider), `${method} ${path} to ${provider}`).toBe(dialect);
+  });
+});
+
+describe('the model a pass-through call names in its path', () => {
+  const modelId = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' });
+  test.prop([modelId, fc.constantFrom('generateContent', 'streamGenerateContent?alt=sse', 'converse', 'converse-stream', 'invoke', 'invoke-with-response-stream')])(
+    'is the ID the client sent, percent-encoded',
+    (id, verb) => {
+      const encoded = encodeURIComponent(id);
+      const path = verb.includes('GenerateContent') || verb === 'generateContent' ? GENERATE(encoded, verb) : `/model/${encoded}/${verb}`;
+      expect(pathModel(passThrough('POST', path))).toBe(id);
+      // The body's model, when it names one, comes first.
+      expect(requestedModel(passThrough('POST', path, { model: 'from-body' }))).toBe('from-body');
+      expect(requestedModel(passThrough('POST', path))).toBe(id);
+    },
+  );
+
+  it('keeps an escape that is no escape as written, and names nothing for other paths', () => {
+    expect(pathModel(passThrough('POST', '/model/bad%E0%A4model/converse'))).toBe('bad%E0%A4model');
+    expect(pathModel(passThrough('POST', '/models/gpt-4o'))).toBeNull();
+    expect(pathModel(passThrough('POST', '/messages'))).toBeNull();
+  });
+});
