@@ -28,15 +28,21 @@ export function estimateMessageTokens(message: object): number {
 
 /**
  * The input tokens of a chat (`messages`, and the `tools` offered: providers count their definitions
- * as input; the messages API's top-level `system` too) or completions (`prompt`) request body,
- * parsed; anything else is counted by its JSON text.
+ * as input; the messages API's top-level `system` too, and converse's `toolConfig`), a
+ * generateContent (`contents`, `systemInstruction` and `tools`) or a completions (`prompt`) request
+ * body, parsed; anything else is counted by its JSON text.
  */
 export function estimateInputTokens(params: unknown): number {
   if (params !== null && typeof params === 'object') {
-    const { messages, prompt, tools, system } = params as { messages?: unknown; prompt?: unknown; tools?: unknown; system?: unknown };
+    const { messages, prompt, tools, system, toolConfig, contents, systemInstruction } = params as Record<string, unknown>;
     if (Array.isArray(messages)) {
-      let tokens = estimateTokens(tools) + estimateTokens(system);
+      let tokens = estimateTokens(tools) + estimateTokens(system) + estimateTokens(toolConfig);
       for (const message of messages) tokens += message !== null && typeof message === 'object' ? estimateMessageTokens(message) : TOKENS_PER_MESSAGE;
+      return tokens;
+    }
+    if (Array.isArray(contents)) {
+      let tokens = estimateTokens(tools) + estimateTokens(systemInstruction);
+      for (const content of contents) tokens += TOKENS_PER_MESSAGE + (content !== null && typeof content === 'object' ? estimateTokens((content as { parts?: unknown }).parts) : 0);
       return tokens;
     }
     if (prompt !== undefined) return estimateTokens(prompt);

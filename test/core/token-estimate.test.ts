@@ -20,4 +20,17 @@ describe('token estimate', () => {
     expect(estimateInputTokens({ model: 'm', messages, tools })).toBe(plain + estimateTokens(tools));
     expect(estimateInputTokens({ model: 'm', prompt: 'complete me' })).toBe(estimateTokens('complete me'));
   });
+
+  it('counts the families\' own chat bodies through the pass-through by their turns, not their settings', () => {
+    // generateContent: its contents' parts, its system instruction and tools; not its generation or safety settings.
+    const contents = [{ role: 'user', parts: [{ text: 'count to five' }] }, { role: 'model', parts: [{ text: 'one two' }] }];
+    const systemInstruction = { parts: [{ text: 'Be brief.' }] };
+    const generate = estimateInputTokens({ contents, systemInstruction, generationConfig: { temperature: 0.2, maxOutputTokens: 64 }, safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] });
+    expect(generate).toBe(estimateTokens(systemInstruction) + 4 + estimateTokens(contents[0].parts) + 4 + estimateTokens(contents[1].parts));
+    // converse: its messages and system, and the tools of its toolConfig.
+    const messages = [{ role: 'user', content: [{ text: 'count to five' }] }];
+    const toolConfig = { tools: [{ toolSpec: { name: 'lookup', inputSchema: { json: { type: 'object' } } } }] };
+    expect(estimateInputTokens({ messages, system: [{ text: 'Be brief.' }], toolConfig, inferenceConfig: { maxTokens: 64 } }))
+      .toBe(estimateTokens([{ text: 'Be brief.' }]) + estimateTokens(toolConfig) + 4 + estimateTokens(messages[0].content));
+  });
 });
