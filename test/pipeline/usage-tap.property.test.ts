@@ -167,47 +167,66 @@ describe('JsonUsageTap on an answer too long to keep whole', () => {
 });
 
 
-describe('SseUsageTap, messages dialect (the messages API\'s own stream, passed through)', () => {
-  const frame = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.integer({ min: 1, max: 5000 }) });
-  function messagesStream(c: { input: number; read: number; write: number; output: number }, texts: readonly string[], finished: boolean): Buffer {
-    const start = frame('message_start', { message: { id: 'msg_1', model: 'claude-sonnet-4-0', usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: 1 } } });
-    const deltas = texts.map((text) => frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })).join('');
-    const end = finished ? frame('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }) + frame('message_stop', {}) : '';
-    return Buffer.from(start + frame('ping', {}) + deltas + end);
-  }
-  function tappedMessages(chunks: readonly Buffer[]): RequestRecord {
-    const record = newRequestRecord('trace', 'POST', '/v1/messages');
-    const tap = new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'messages');
-    for (const chunk of chunks) tap.write(chunk);
-    tap.end();
-    return record;
-  }
+/**
+ * The messages API's stream, however it is framed: as the API's own SSE (`/v1/messages` passed
+ * through), or inside cloud C's event stream, one event a `chunk` (a Claude model's invoke). The
+ * same events read the same, whatever the chunks.
+ */
+const MESSAGES_FRAMINGS = {
+  'the messages API\'s own SSE': {
+    frame: (events: readonly Record<string, unknown>[]) => Buffer.from(events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('')),
+    tap: (record: RequestRecord) => new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'messages'),
+  },
+  'a Claude model\'s invoke stream through cloud C (the events in chunk messages)': {
+    frame: (events: readonly Record<string, unknown>[]) => Buffer.concat(events.map((e) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(e)).toString('base64') }))),
+    tap: (record: RequestRecord) => new EventStreamUsageTap(record, 'messages', () => 7, () => {}),
+  },
+} as const;
 
-  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
-    'a finished stream: its reported counts, input counting cache reads and writes, whatever the chunks',
-    (c, texts, offsets) => {
-      const record = tappedMessages(cutAt(messagesStream(c, texts, true), offsets));
-      const input = c.input + c.read + c.write;
-      expect(record.modelAnswered).toBe('claude-sonnet-4-0');
-      expect(record.usage).toMatchObject({ inputTokens: input, cachedInputTokens: c.read, outputTokens: c.output, totalTokens: input + c.output, estimated: false });
-    },
-  );
+for (const [framing, { frame, tap: tapOf }] of Object.entries(MESSAGES_FRAMINGS)) {
+  describe(`the messages dialect: ${framing}`, () => {
+    const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.integer({ min: 1, max: 5000 }) });
+    function messagesEvents(c: { input: number; read: number; write: number; output: number }, texts: readonly string[], finished: boolean): Record<string, unknown>[] {
+      return [
+        { type: 'message_start', message: { id: 'msg_1', model: 'claude-sonnet-4-0', usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: 1 } } },
+        { type: 'ping' },
+        ...texts.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+        ...(finished ? [{ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }, { type: 'message_stop' }] : []),
+      ];
+    }
+    function tapped(chunks: readonly Buffer[]): RequestRecord {
+      const record = newRequestRecord('trace', 'POST', '/v1/messages');
+      const tap = tapOf(record);
+      for (const chunk of chunks) tap.write(chunk);
+      tap.end();
+      return record;
+    }
 
-  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
-    'a stream cut before message_delta: message_start\'s input, and an output estimated from its text, marked as such',
-    (c, texts) => {
-      const record = tappedMessages([messagesStream(c, texts, false)]);
-      const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
-      expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, outputTokens: Math.max(1, generated), estimated: true });
-    },
-  );
+    test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
+      'a finished stream: its reported counts, input counting cache reads and writes, whatever the chunks',
+      (c, texts, offsets) => {
+        const record = tapped(cutAt(frame(messagesEvents(c, texts, true)), offsets));
+        const input = c.input + c.read + c.write;
+        expect(record.modelAnswered).toBe('claude-sonnet-4-0');
+        expect(record.usage).toMatchObject({ inputTokens: input, cachedInputTokens: c.read, outputTokens: c.output, totalTokens: input + c.output, estimated: false });
+      },
+    );
 
-  it('a stream without message_start is estimated from the request, as a chat stream without usage is', () => {
-    const record = tappedMessages([Buffer.from(frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'abcdefgh' } }))]);
-    expect(record.usage).toMatchObject({ inputTokens: 7, outputTokens: 2, estimated: true });
+    test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
+      'a stream cut before message_delta: message_start\'s input, and an output estimated from its text, marked as such',
+      (c, texts) => {
+        const record = tapped([frame(messagesEvents(c, texts, false))]);
+        const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
+        expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, outputTokens: Math.max(1, generated), estimated: true });
+      },
+    );
+
+    it('a stream without message_start is estimated from the request, as a chat stream without usage is', () => {
+      const record = tapped([frame([{ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'abcdefgh' } }])]);
+      expect(record.usage).toMatchObject({ inputTokens: 7, outputTokens: 2, estimated: true });
+    });
   });
-});
+}
 
 describe('JsonUsageTap, messages dialect', () => {
   test.prop([fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.nat(5000) })])('reads the answer\'s usage with cache reads and writes as input', (c) => {
@@ -344,44 +363,4 @@ describe('converse dialect (cloud C\'s own API, passed through)', () => {
     expect(record.usage).toMatchObject(whole(c));
     expect(record.modelAnswered).toBeNull();
   });
-});
-
-describe('a Claude model\'s invoke stream (cloud C\'s event stream carrying the messages API\'s events)', () => {
-  const counts = fc.record({ input: fc.nat(5000), read: fc.nat(5000), write: fc.nat(5000), output: fc.integer({ min: 1, max: 5000 }) });
-  type Counts = { input: number; read: number; write: number; output: number };
-  /** The messages API's events, each as an invoke stream's chunk event: its JSON as base64 `bytes`. */
-  function invokeStream(c: Counts, texts: readonly string[], finished: boolean): Buffer {
-    const events: object[] = [
-      { type: 'message_start', message: { id: 'msg_1', model: 'claude-3-7-sonnet-20250219', usage: { input_tokens: c.input, cache_read_input_tokens: c.read, cache_creation_input_tokens: c.write, output_tokens: 1 } } },
-      ...texts.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
-      ...(finished ? [{ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }, { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: c.input, outputTokenCount: c.output } }] : []),
-    ];
-    return Buffer.concat(events.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })));
-  }
-  function tappedInvoke(chunks: readonly Buffer[]): RequestRecord {
-    const record = newRequestRecord('trace', 'POST', '/v1/model/anthropic.claude-3-7-sonnet-20250219-v1:0/invoke-with-response-stream');
-    const tap = new EventStreamUsageTap(record, 'messages', () => 7, () => {});
-    for (const chunk of chunks) tap.write(chunk);
-    tap.end();
-    return record;
-  }
-
-  test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
-    'a finished stream: the counts its messages events report, cache reads and writes as input, whatever the chunks',
-    (c, texts, offsets) => {
-      const record = tappedInvoke(cutAt(invokeStream(c, texts, true), offsets));
-      const input = c.input + c.read + c.write;
-      expect(record.modelAnswered).toBe('claude-3-7-sonnet-20250219');
-      expect(record.usage).toMatchObject({ inputTokens: input, cachedInputTokens: c.read, outputTokens: c.output, totalTokens: input + c.output, estimated: false });
-    },
-  );
-
-  test.prop([counts, fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 })], { numRuns: 100 })(
-    'a stream cut before message_delta: message_start\'s input, and an output estimated from its text',
-    (c, texts) => {
-      const record = tappedInvoke([invokeStream(c, texts, false)]);
-      const generated = Math.ceil(Buffer.byteLength(texts.join(''), 'utf8') / 4);
-      expect(record.usage).toMatchObject({ inputTokens: c.input + c.read + c.write, outputTokens: Math.max(1, generated), estimated: true });
-    },
-  );
 });

@@ -7,6 +7,7 @@
 // the reading there: what was read until then stands. The body is not kept for the log: it is binary.
 import type { RequestRecord } from '../../core/request-record.ts';
 import { EventStreamDecoder, type EventMessage } from '../../providers/cloudc/event-stream.ts';
+import { jsonObjectOf } from '../../providers/shared/errors.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
 import { estimatedUsage } from './usage-of.ts';
@@ -64,23 +65,14 @@ export class EventStreamUsageTap implements BodyTap {
   #message(message: EventMessage): void {
     if (message.headers[':message-type'] !== 'event') return;
     const type = message.headers[':event-type'];
-    const payload = jsonObject(message.payload.toString('utf8'));
+    const payload = jsonObjectOf(message.payload);
     if (payload === null) return;
     if (!this.#chunked) {
       this.#reading.event(payload, typeof type === 'string' ? type : undefined);
       return;
     }
     if (type !== CHUNK_EVENT || typeof payload.bytes !== 'string') return;
-    const event = jsonObject(Buffer.from(payload.bytes, 'base64').toString('utf8'));
+    const event = jsonObjectOf(Buffer.from(payload.bytes, 'base64'));
     if (event !== null) this.#reading.event(event, undefined);
-  }
-}
-
-function jsonObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

@@ -61,7 +61,7 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
       // Only a Claude model's invoke is answered (invoke.ts); another model's own format is echoed, as any other path.
       if (match === null || (match[2].startsWith('invoke') && !isClaude(decodeURIComponent(match[1])))) return echo(ctx);
       if (ctx.record.method !== 'POST') return sendCloudcError(ctx, 405, 'Method not allowed.');
-      if (match[2].startsWith('invoke')) return invoke(ctx, decodeURIComponent(match[1]), match[2] === 'invoke-with-response-stream');
+      if (match[2].startsWith('invoke')) return invoke(ctx, decodeURIComponent(match[1]), match[2] === 'invoke-with-response-stream', promptCache);
       return converse(ctx, match[2] === 'converse-stream', promptCache);
     },
   });

@@ -3,7 +3,8 @@
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
 // a thinking block when thinking is enabled, as JSON or as the API's SSE event sequence. Blocks
 // marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
-// usage counts cache reads and writes apart from input_tokens, as the API does.
+// usage counts cache reads and writes apart from input_tokens, as the API does. Cloud C's invoke of a
+// Claude model answers the same (messagesReply), framed its own way (test/mocks/cloudc/invoke.ts).
 import type { MockContext } from '../vendor/context.ts';
 import { jsonObject, vendorId } from '../vendor/context.ts';
 import { replyFor, words } from '../vendor/reply-text.ts';
@@ -36,15 +37,25 @@ function textOfBlocks(blocks: Block[]): string {
   return blocks.map((b) => (b.type === 'text' ? String(b.text) : b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)) : '')).join(' ');
 }
 
-/** The API's own checks; answers 400 itself and returns null on a bad body. */
-async function parse(ctx: MockContext): Promise<{ body: Record<string, any>; turns: Turn[] } | null> {
-  const body = jsonObject(ctx);
+export interface MessagesRequest {
+  body: Record<string, any>;
+  turns: Turn[];
+  /** The model asked for: the body's, or (cloud C's invoke) the one its path names. */
+  model: string;
+}
+
+/**
+ * The API's own checks of `body`; `refuse` answers 400 with the message, and null is returned on a
+ * bad body. `pathModel`: the model a path names (cloud C's invoke), whose body then names none.
+ */
+export async function readMessagesRequest(body: Record<string, any> | null, refuse: (message: string) => Promise<void>, pathModel: string | null = null): Promise<MessagesRequest | null> {
   const bad = async (message: string) => {
-    await sendMessagesError(ctx, 400, { message });
+    await refuse(message);
     return null;
   };
   if (body === null) return bad('There was an issue with the request body: it is not a JSON object.');
-  if (typeof body.model !== 'string' || body.model === '') return bad('model: Field required');
+  const model = pathModel ?? body.model;
+  if (typeof model !== 'string' || model === '') return bad('model: Field required');
   if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return bad('max_tokens: Field required');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
   if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
@@ -73,7 +84,7 @@ async function parse(ctx: MockContext): Promise<{ body: Record<string, any>; tur
   const wrong = marks.find((mark) => mark === null || typeof mark !== 'object' || mark.type !== 'ephemeral' || (mark.ttl !== undefined && mark.ttl !== '5m' && mark.ttl !== '1h'));
   if (wrong !== undefined) return bad(`cache_control: Input tag '${String(wrong?.type)}' found using 'type' does not match the expected tag 'ephemeral', or ttl is not '5m' or '1h'`);
   if (marks.length > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
-  return { body, turns };
+  return { body, turns, model };
 }
 
 /** Every cache_control the request sets: on tools, system blocks and message blocks. */
@@ -107,7 +118,7 @@ function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns
   return { input_tokens: total - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read, cache_creation: creation };
 }
 
-function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Answer {
+function answer(ctx: MockContext, { body, turns, model }: MessagesRequest): Answer {
   let inputTokens = 0;
   for (const turn of turns) inputTokens += words(textOfBlocks(turn.content)).length + 3;
   if (typeof body.system === 'string') inputTokens += words(body.system).length;
@@ -122,60 +133,62 @@ function answer(ctx: MockContext, body: Record<string, any>, turns: Turn[]): Ans
   if (tools.length > 0 && body.tool_choice?.type !== 'none' && !answersTool) {
     const tool = body.tool_choice?.type === 'tool' ? tools.find((t) => t.name === body.tool_choice.name) ?? tools[0] : tools[0];
     blocks.push({ type: 'tool_use', id: vendorId('toolu_'), name: tool.name, input: { query: lastText } });
-    return { model: body.model, blocks, stopReason: 'tool_use', inputTokens, outputTokens: 12 };
+    return { model, blocks, stopReason: 'tool_use', inputTokens, outputTokens: 12 };
   }
   const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.max_tokens);
   blocks.push({ type: 'text', text: reply.tokens.join('') });
-  return { model: body.model, blocks, stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+  return { model, blocks, stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+}
+
+/** The answer to a checked request, as one message (JSON) and as the stream's events (each with its `type`). */
+export function messagesReply(ctx: MockContext, request: MessagesRequest, cache: MockPromptCache, idPrefix = 'msg_'): { message: Record<string, unknown>; events: Array<Record<string, unknown> & { type: string }> } {
+  const result = answer(ctx, request);
+  const usage = usageWithCache(cache, request.body, request.turns, result.inputTokens);
+  const id = vendorId(idPrefix);
+  return {
+    message: { id, type: 'message', role: 'assistant', model: result.model, content: result.blocks, stop_reason: result.stopReason, stop_sequence: null, usage: { ...usage, output_tokens: result.outputTokens } },
+    events: [...events(id, result, usage)],
+  };
 }
 
 export async function messages(ctx: MockContext, cache: MockPromptCache): Promise<void> {
-  const parsed = await parse(ctx);
-  if (parsed === null) return;
-  const result = answer(ctx, parsed.body, parsed.turns);
-  const usage = usageWithCache(cache, parsed.body, parsed.turns, result.inputTokens);
-  const id = vendorId('msg_');
-  if (parsed.body.stream === true) {
-    await sendEvents(ctx, 200, { ...messagesHeaders(ctx), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, withStreamError(ctx, events(id, result, usage)));
+  const request = await readMessagesRequest(jsonObject(ctx), (message) => sendMessagesError(ctx, 400, { message }));
+  if (request === null) return;
+  const reply = messagesReply(ctx, request, cache);
+  if (request.body.stream === true) {
+    const frames = reply.events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    await sendEvents(ctx, 200, { ...messagesHeaders(ctx), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }, withStreamError(ctx, frames));
     return;
   }
-  await sendMessagesJson(ctx, 200, {
-    id,
-    type: 'message',
-    role: 'assistant',
-    model: result.model,
-    content: result.blocks,
-    stop_reason: result.stopReason,
-    stop_sequence: null,
-    usage: { ...usage, output_tokens: result.outputTokens },
-  });
+  await sendMessagesJson(ctx, 200, reply.message);
 }
 
-function sse(type: string, data: object): string {
-  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/** One event of the stream: its type, and its data. */
+function streamEvent(type: string, data: object): Record<string, unknown> & { type: string } {
+  return { type, ...data };
 }
 
-function* events(id: string, result: Answer, usage: object): Generator<string> {
-  yield sse('message_start', {
+function* events(id: string, result: Answer, usage: object): Generator<Record<string, unknown> & { type: string }> {
+  yield streamEvent('message_start', {
     message: { id, type: 'message', role: 'assistant', model: result.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
   });
   for (const [index, block] of result.blocks.entries()) {
     if (block.type === 'text') {
-      yield sse('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      if (index === 0) yield sse('ping', {});
-      for (const word of (block.text as string).match(/\S+|\s+\S+/g) ?? []) yield sse('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
+      yield streamEvent('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      if (index === 0) yield streamEvent('ping', {});
+      for (const word of (block.text as string).match(/\S+|\s+\S+/g) ?? []) yield streamEvent('content_block_delta', { index, delta: { type: 'text_delta', text: word } });
     } else if (block.type === 'tool_use') {
-      yield sse('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      for (const part of pieces(JSON.stringify(block.input), 7)) yield sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+      yield streamEvent('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      for (const part of pieces(JSON.stringify(block.input), 7)) yield streamEvent('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
     } else if (block.type === 'thinking') {
-      yield sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
-      yield sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-      yield sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
+      yield streamEvent('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
+      yield streamEvent('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      yield streamEvent('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } });
     }
-    yield sse('content_block_stop', { index });
+    yield streamEvent('content_block_stop', { index });
   }
-  yield sse('message_delta', { delta: { stop_reason: result.stopReason, stop_sequence: null }, usage: { output_tokens: result.outputTokens } });
-  yield sse('message_stop', {});
+  yield streamEvent('message_delta', { delta: { stop_reason: result.stopReason, stop_sequence: null }, usage: { output_tokens: result.outputTokens } });
+  yield streamEvent('message_stop', {});
 }
 
 function* withStreamError(ctx: MockContext, source: Iterable<string>): Generator<string> {
