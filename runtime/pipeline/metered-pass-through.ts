@@ -26,17 +26,47 @@ const INVOKE_PATH = /^\/model\/([^/?]+)\/(?:invoke|invoke-with-response-stream)(
 /** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API. */
 const CLAUDE_MODEL = /anthropic\.claude/;
 
-/** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
-export function meteredPassThrough(x: Exchange, provider: string): Exclude<UsageDialect, 'vendor'> | null {
+/** A family's own chat dialect, spoken by the pass-through. */
+export type OwnDialect = Exclude<UsageDialect, 'vendor'>;
+
+/** A family's own chat call: its path, the family whose targets answer it, the dialect it speaks. */
+interface OwnCall {
+  path: RegExp;
+  family: string;
+  dialect: OwnDialect;
+  /** What the model the path names must match (invoke: a Claude model, whose invoke speaks messages). */
+  model?: RegExp;
+}
+
+const OWN_CALLS: readonly OwnCall[] = [
+  { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
+  { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
+  { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
+];
+
+function ownCall(x: Exchange): OwnCall | null {
   if (x.endpoint !== 'passthrough' || x.method !== 'POST') return null;
-  if (provider === ANTHROPIC_PROVIDER) return MESSAGES_PATH.test(x.upstreamPath) ? 'messages' : null;
-  if (provider === CLOUDB_PROVIDER) return GENERATE_CONTENT_PATH.test(x.upstreamPath) ? 'generateContent' : null;
-  if (provider === CLOUDC_PROVIDER) {
-    if (CONVERSE_PATH.test(x.upstreamPath)) return 'converse';
-    const invoked = INVOKE_PATH.exec(x.upstreamPath);
-    return invoked !== null && CLAUDE_MODEL.test(invoked[1]) ? 'messages' : null;
+  for (const call of OWN_CALLS) {
+    const match = call.path.exec(x.upstreamPath);
+    if (match !== null && (call.model === undefined || call.model.test(match[1]))) return call;
   }
   return null;
+}
+
+/** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
+export function meteredPassThrough(x: Exchange, provider: string): OwnDialect | null {
+  const call = ownCall(x);
+  return call !== null && call.family === provider ? call.dialect : null;
+}
+
+/**
+ * The dialect of the family's own chat call `x`'s path names, whatever target serves it: what the
+ * client wrote its body in (the hook stage reads a request's text by it before routing has chosen a
+ * target); null for any other call.
+ */
+export function passThroughDialect(x: Exchange): OwnDialect | null {
+  return ownCall(x)?.dialect ?? null;
 }
 
 /** The model a pass-through generateContent, converse or invoke call names in its path; null for any other call. */

@@ -119,12 +119,16 @@ describe('a misbehaving provider', () => {
       // A Claude model's invoke through cloud C's pass-through: the messages API's answers, a stream's in the event stream's chunks.
       'invoke passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
     };
+    // Each family's own chat call behind output guardrails that read, rewrite and can deny its answers in its own dialect and framing.
+    for (const route of OWN_CALLS) configs[`guarded ${route}`] = JSON.stringify({ ...JSON.parse(configs[route]!), output_guardrails: JSON.parse(guarded).output_guardrails });
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
       fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), async (answer, route, stream) => {
         const withFallback = route === 'fallback';
+        // A guarded own call is sent as the unguarded one is.
+        const call = route.startsWith('guarded ') && OWN_CALLS.includes(route.slice('guarded '.length)) ? route.slice('guarded '.length) : route;
         next = answer;
         const signal = AbortSignal.timeout(10_000);
         const json = (path: string, body: Record<string, unknown>) => e2e.fetch(path, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, ...(stream ? { stream: true } : {}) }) });
@@ -135,12 +139,12 @@ describe('a misbehaving provider', () => {
           : route === 'images' ? await json(...PASSED_THROUGH.images)
           // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
           : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
-          : route === 'messages passed through' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
-          : route === 'generateContent passed through'
+          : call === 'messages passed through' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+          : call === 'generateContent passed through'
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
-          : route === 'converse passed through'
+          : call === 'converse passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
-          : route === 'invoke passed through'
+          : call === 'invoke passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
         const text = await res.text().catch(() => '');
@@ -150,13 +154,13 @@ describe('a misbehaving provider', () => {
           // An error body names its kind: the gateway's and the vendor's by `type`, cloud B's own API's by its rpc `status`;
           // cloud C's own API answers `{"message": …}`, its kind in x-amzn-errortype.
           const body = JSON.parse(text) as { error?: { message: unknown; type?: unknown; status?: unknown }; message?: unknown };
-          if (CLOUDC_OWN.has(route) && body.error === undefined) {
+          if (CLOUDC_OWN.has(call) && body.error === undefined) {
             expect(body, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
             expect(res.headers.get('x-amzn-errortype'), text.slice(0, 200)).toEqual(expect.any(String));
           } else {
             const { error } = body;
             expect(error, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
-            expect(typeof error!.type === 'string' || (route === 'generateContent passed through' && typeof error!.status === 'string'), text.slice(0, 200)).toBe(true);
+            expect(typeof error!.type === 'string' || (call === 'generateContent passed through' && typeof error!.status === 'string'), text.slice(0, 200)).toBe(true);
           }
         }
         if (withFallback && !stream) expect([200, 502, 504, 408]).toContain(res.status);
@@ -169,6 +173,9 @@ describe('a misbehaving provider', () => {
     expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
+
+/** Each family's own chat call through the pass-through. */
+const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through'];
 
 /** Routes to cloud C's own API through the pass-through, whose error bodies are its own. */
 const CLOUDC_OWN: ReadonlySet<string> = new Set(['converse passed through', 'invoke passed through']);

@@ -170,7 +170,7 @@ function rewrittenTranscript(held: HeldStream, judged: unknown): Buffer {
 }
 
 /** One event as SSE text: its type unless the default, and a `data:` line per line of its data. */
-function eventText(type: string, data: string): string {
+export function eventText(type: string, data: string): string {
   const head = type === 'message' ? '' : `event: ${type}\n`;
   return `${head}data: ${data.split('\n').join('\ndata: ')}\n\n`;
 }
@@ -180,7 +180,8 @@ export function errorEventStream(body: unknown): Buffer {
   return Buffer.from(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
 }
 
-function jsonOf(data: string): Record<string, unknown> | null {
+/** An event's data as the JSON object it carries, or null (`[DONE]`, not an object, not JSON). */
+export function jsonOf(data: string): Record<string, unknown> | null {
   if (data === '' || data === '[DONE]') return null;
   try {
     const parsed: unknown = parseJson(data);

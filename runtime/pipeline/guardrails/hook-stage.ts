@@ -17,6 +17,10 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
+import { meteredPassThrough, type OwnDialect, passThroughDialect } from '../metered-pass-through.ts';
+import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
+import { CORRUPT_STREAM, holdOwnStream, type OwnFraming } from './own-text/own-held-stream.ts';
+import { OWN_ANSWER_BODY, OWN_REQUEST_BODY } from './own-text/own-texts.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import { HookRun } from './hook-run.ts';
@@ -52,7 +56,8 @@ for (const endpoint of ['chat', 'completions', 'embeddings', 'audio', 'images', 
 // message, a vendor's own endpoint) are in the provider's own shapes, where no check knows which part
 // is the text: read as "", they passed every deny rule and every redaction. Checks that read text fail
 // on them unjudged instead (a deny rule denies), as on token ids; checks of what is around the text
-// judge them as usual. The Files, Batches and Fine-tuning calls the gateway forwards are its own
+// judge them as usual. A family's own chat API (the messages API, generateContent, converse) is the
+// exception: its shapes are known, and it is read and rewritten in its dialect (own-text/). The Files, Batches and Fine-tuning calls the gateway forwards are its own
 // routes, whose shapes it knows: they hold no prompt (a batch's lines are judged as the gateway runs
 // them on such a route).
 const PASSED_ON_REQUEST: PhaseBody = { ...REQUEST_BODY.passthrough, unreadable: () => 'a pass-through request\'s body is in the provider\'s own shape, where no check can tell the text; not judged' };
@@ -63,8 +68,15 @@ function passedOn(x: Exchange): boolean {
   return x.record.routeKind === 'passthrough';
 }
 
+/**
+ * What a request is judged with: a pass-through call of a family's own chat API (the messages API,
+ * generateContent, converse) in its dialect, whatever target serves it (the body is what the client
+ * wrote for that API); any other pass-through body unread.
+ */
 function requestBodyOf(x: Exchange): PhaseBody {
-  return passedOn(x) && x.rawBody !== null && x.rawBody.length > 0 ? PASSED_ON_REQUEST : REQUEST_BODY[x.endpoint];
+  if (!passedOn(x) || x.rawBody === null || x.rawBody.length === 0) return REQUEST_BODY[x.endpoint];
+  const dialect = passThroughDialect(x);
+  return dialect === null ? PASSED_ON_REQUEST : OWN_REQUEST_BODY[dialect];
 }
 
 export const hookStage: Stage = {
@@ -116,12 +128,19 @@ export const attemptHookStage: Stage = {
       const outcome = await next(x);
       const response = outcome.response;
       if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300) return outcome;
-      if (passedOn(x)) return judgePassedOn(x, run, outcome, response, waited, later);
-      if (!judgesAnswer(x)) return outcome;
       const contentType = response.headers['content-type'];
+      if (passedOn(x)) {
+        // A family's own chat API is read in its dialect when its own family's target answered it.
+        const dialect = meteredPassThrough(x, leaf.provider ?? '');
+        if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
+        const framing = typeof contentType !== 'string' ? null : contentType.startsWith('text/event-stream') ? 'sse' : EVENT_STREAM_TYPE.test(contentType) ? 'event-stream' : null;
+        if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
+        return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));
+      }
+      if (!judgesAnswer(x)) return outcome;
       const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
-      if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after) };
-      return judgeHeld(x, run, outcome, response, stream, waited, later);
+      if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => gatewayAnswer(x, response, bytes, true)) };
+      return judgeHeld(x, run, outcome, response, waited, later, (bytes) => gatewayAnswer(x, response, bytes, stream));
     };
     return fn;
   },
@@ -167,29 +186,66 @@ async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: Ho
   return true;
 }
 
+/** An answer read whole for its checks. */
+interface ReadAnswer {
+  /** The answer as the checks judge it (a stream's: the whole answer it stands for). */
+  answer: unknown;
+  /** How the checks read it. */
+  io: PhaseBody;
+  /** The answer's bytes with the texts of `judged` (the answer as the checks left it). */
+  bytesOf(judged: unknown): Buffer;
+  /** A JSON body, which the request stage adds `hook_results` to from the bytes kept here. */
+  json: boolean;
+}
+
+/** An answer of the gateway's own endpoints: JSON, a held SSE stream, or a transcription's plain text. */
+function gatewayAnswer(x: Exchange, response: UpstreamResponse, bytes: Buffer, stream: boolean): ReadAnswer {
+  const io = ANSWER_BODY[x.endpoint];
+  if (stream) {
+    const held = holdStream(x.endpoint, bytes);
+    return { answer: held.answer, io, bytesOf: (judged) => rewrittenStream(x.endpoint, held, judged), json: false };
+  }
+  // A transcription asked for as text (`text`, `srt`, `vtt`) is its text alone.
+  if (x.endpoint === 'audio' && !isJsonType(response.headers['content-type'])) {
+    return { answer: { text: bytes.toString('utf8') }, io, bytesOf: (judged) => Buffer.from(answerText(x.endpoint, judged)), json: false };
+  }
+  return { answer: jsonAnswer(bytes), io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
+}
+
+/**
+ * An answer of a family's own chat API through the pass-through, in its dialect: a stream in its
+ * framing (SSE, AWS's event stream), JSON, or the JSON array generateContent streams without alt=sse.
+ */
+function ownAnswer(dialect: OwnDialect, framing: OwnFraming | null, bytes: Buffer): ReadAnswer {
+  const io = OWN_ANSWER_BODY[dialect];
+  const answer = framing === null ? jsonAnswer(bytes) : null;
+  if (framing === null && !Array.isArray(answer)) return { answer, io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
+  const held = holdOwnStream(dialect, framing ?? 'array', bytes);
+  if (held === null) return { answer: null, io: CORRUPT_ANSWER, bytesOf: () => bytes, json: false };
+  return { answer: held.answer, io, bytesOf: (judged) => held.rewritten(judged), json: false };
+}
+
+/** A stream whose framing is broken: its text checks fail unjudged. */
+const CORRUPT_ANSWER: PhaseBody = { ...ANSWER_BODY.passthrough, unreadable: () => CORRUPT_STREAM };
+
+/** A JSON answer's value; null when it is not JSON although it says so (judged as an answer without text). */
+function jsonAnswer(bytes: Buffer): unknown {
+  try {
+    return parseJson(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
 /** A JSON answer, or a stream held whole: judged before the client sees it. */
-async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, stream: boolean, waited: readonly PreparedHook[], later: readonly PreparedHook[]): Promise<Outcome> {
+async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, waited: readonly PreparedHook[], later: readonly PreparedHook[], read: (bytes: Buffer) => ReadAnswer): Promise<Outcome> {
   let bytes: Buffer;
   try {
     bytes = await response.readAll();
   } catch (error) {
     return unreadOutcome(x, outcome, error);
   }
-  const io = ANSWER_BODY[x.endpoint];
-  const held = stream ? holdStream(x.endpoint, bytes) : null;
-  // A transcription asked for as text (`text`, `srt`, `vtt`) is its text alone.
-  const plain = held === null && x.endpoint === 'audio' && !isJsonType(response.headers['content-type']);
-  let answer: unknown;
-  if (held !== null) answer = held.answer;
-  else if (plain) answer = { text: bytes.toString('utf8') };
-  else {
-    try {
-      answer = parseJson(bytes.toString('utf8'));
-    } catch {
-      // Not JSON although it says so: judged as an answer without text.
-      answer = null;
-    }
-  }
+  const { answer, io, bytesOf, json } = read(bytes);
   const ctx = contextOf(x, run);
   let judged = answer;
   if (waited.length > 0) {
@@ -202,13 +258,12 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
     judged = phase.body;
   }
   if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
-  let body = bytes;
-  if (judged !== answer) body = held !== null ? rewrittenStream(x.endpoint, held, judged) : plain ? Buffer.from(answerText(x.endpoint, judged)) : Buffer.from(JSON.stringify(judged));
+  const body = judged === answer ? bytes : bytesOf(judged);
   // The upstream answer's header object is this answer's own (the server adds its headers to it too).
   const headers = response.headers;
   if (headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
   const kept = bufferedResponse(response.status, headers, body);
-  if (held === null && !plain && isJsonObject(judged)) run.answer = { response: kept, bytes: body };
+  if (json && isJsonObject(judged)) run.answer = { response: kept, bytes: body };
   return { ...outcome, response: kept };
 }
 
@@ -241,9 +296,8 @@ async function judgePassedOn(x: Exchange, run: HookRun, outcome: Outcome, respon
  * report). What they judge is kept as it goes by, up to the most the gateway holds of a provider's
  * answer (GATEWAY_UPSTREAM_MAX_BYTES): a longer stream flows on whole, its checks errored as not judged.
  */
-function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hooks: readonly PreparedHook[]): UpstreamResponse {
+function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hooks: readonly PreparedHook[], read: (bytes: Buffer) => ReadAnswer): UpstreamResponse {
   const ctx = contextOf(x, run);
-  const io = ANSWER_BODY[x.endpoint];
   const limit = poolSettings().maxBufferedBytes;
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -266,9 +320,9 @@ function judgedAtEnd(x: Exchange, run: HookRun, response: UpstreamResponse, hook
       settle();
       return;
     }
-    const held = holdStream(x.endpoint, Buffer.concat(chunks));
+    const { answer, io } = read(Buffer.concat(chunks));
     chunks.length = 0;
-    void Promise.resolve(runPhase(hooks, 'after', ctx, held.answer, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)).finally(settle);
+    void Promise.resolve(runPhase(hooks, 'after', ctx, answer, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)).finally(settle);
   };
   return {
     status: response.status,

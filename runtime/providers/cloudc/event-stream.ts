@@ -8,6 +8,8 @@ export type HeaderValue = boolean | number | bigint | string | Buffer | Date;
 export interface EventMessage {
   headers: Record<string, HeaderValue>;
   payload: Buffer;
+  /** The headers as they came, to frame the message again with another payload (eventMessageBytes). */
+  headerBytes: Buffer;
 }
 
 const PRELUDE = 12;
@@ -35,9 +37,11 @@ export class EventStreamDecoder {
       if (headersLength > total - MIN_MESSAGE) throw new EventStreamError(`headers length ${headersLength} exceeds the message`);
       if (buffer.length < total) break;
       if (crc32(buffer.subarray(0, total - 4)) !== buffer.readUInt32BE(total - 4)) throw new EventStreamError('message checksum mismatch');
+      const headerBytes = Buffer.from(buffer.subarray(PRELUDE, PRELUDE + headersLength));
       messages.push({
-        headers: decodeHeaders(buffer.subarray(PRELUDE, PRELUDE + headersLength)),
+        headers: decodeHeaders(headerBytes),
         payload: Buffer.from(buffer.subarray(PRELUDE + headersLength, total - 4)),
+        headerBytes,
       });
       this.#buffer = buffer.subarray(total);
     }
@@ -48,6 +52,19 @@ export class EventStreamDecoder {
   get pending(): number {
     return this.#buffer.length;
   }
+}
+
+/** A message's bytes: its headers as they came and `payload` (a judged stream's rewritten event). */
+export function eventMessageBytes(headerBytes: Buffer, payload: Buffer): Buffer {
+  const total = PRELUDE + headerBytes.length + payload.length + 4;
+  const message = Buffer.alloc(total);
+  message.writeUInt32BE(total, 0);
+  message.writeUInt32BE(headerBytes.length, 4);
+  message.writeUInt32BE(crc32(message.subarray(0, 8)), 8);
+  headerBytes.copy(message, PRELUDE);
+  payload.copy(message, PRELUDE + headerBytes.length);
+  message.writeUInt32BE(crc32(message.subarray(0, total - 4)), total - 4);
+  return message;
 }
 
 function decodeHeaders(bytes: Buffer): Record<string, HeaderValue> {

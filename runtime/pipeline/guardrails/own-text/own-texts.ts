@@ -1,0 +1,61 @@
+// Each family's own chat dialect's text reader and writer, by dialect, and the bodies the hook
+// stage judges a request and an answer in that dialect with.
+import type { OwnDialect } from '../../metered-pass-through.ts';
+import type { TextTransform } from '../check.ts';
+import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
+import type { PhaseBody } from '../run-hooks.ts';
+import { converseText } from './converse.ts';
+import { generateContentText } from './generate-content.ts';
+import { messagesText } from './messages.ts';
+import { type Apply, isObject, type Json, type OwnText } from './own-text.ts';
+
+export const OWN_TEXTS: Record<OwnDialect, OwnText> = {
+  messages: messagesText,
+  generateContent: generateContentText,
+  converse: converseText,
+};
+
+/** Why a request in a family's own dialect has no text a check can read. */
+const NOT_AN_OBJECT = 'the request\'s body is not the JSON object its API takes, where no check can tell the text; not judged';
+
+function requestBody(text: OwnText): PhaseBody {
+  return {
+    textOf: (body) => (isObject(body) ? text.requestText(body) : ''),
+    otherTexts: () => NO_OTHER_TEXTS,
+    unreadable: (body) => (isObject(body) ? null : NOT_AN_OBJECT),
+    rewrite: (body, transform) => counted(body, transform, text.rewriteRequest),
+  };
+}
+
+function answerBody(text: OwnText): PhaseBody {
+  return {
+    textOf: (body) => (isObject(body) ? text.answerTexts(body)[0]?.text ?? '' : ''),
+    otherTexts: (body) => (isObject(body) ? text.answerTexts(body).slice(1) : NO_OTHER_TEXTS),
+    unreadable: () => null,
+    rewrite: (body, transform) => counted(body, transform, text.rewriteAnswer),
+  };
+}
+
+/** `body` rewritten by `rewrite` with `transform`, and what it found: `body` itself when it found nothing. */
+function counted(body: unknown, transform: TextTransform, rewrite: (body: Json, apply: Apply) => Json): Rewritten {
+  if (!isObject(body)) return { value: body, found: 0 };
+  let found = 0;
+  const value = rewrite(body, (text) => {
+    const out = transform(text);
+    found += out.found;
+    return out.text;
+  });
+  return found === 0 ? { value: body, found } : { value, found };
+}
+
+export const OWN_REQUEST_BODY: Record<OwnDialect, PhaseBody> = {
+  messages: requestBody(messagesText),
+  generateContent: requestBody(generateContentText),
+  converse: requestBody(converseText),
+};
+
+export const OWN_ANSWER_BODY: Record<OwnDialect, PhaseBody> = {
+  messages: answerBody(messagesText),
+  generateContent: answerBody(generateContentText),
+  converse: answerBody(converseText),
+};

@@ -1,0 +1,147 @@
+// Guardrails on a family's own chat API called through the pass-through (the messages API,
+// generateContent, converse, a Claude model's invoke), as the family's own clients call it: input
+// checks judge the last user turn's text and deny before the provider is called, a redaction rewrites
+// what the provider gets (cloud C's rewritten body signed again: its mock checks the signature),
+// output redaction rewrites the answer in every framing (JSON, SSE, generateContent's JSON array, the
+// binary event stream), and a check that only reports judges a stream at its end.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../jobs/harness.ts';
+import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
+import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { EventStreamDecoder } from '../../runtime/providers/cloudc/event-stream.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const KEY = 'gw-guardrails-pass-through';
+const EMAIL = 'jane.doe@example.com';
+const NO_SECRET = { id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } };
+const PII = { id: 'pii', 'default.piiRedact': {} };
+const SHORT = { id: 'short', 'default.wordCount': { maxWords: 3 } };
+const CLOUDC_MODEL = 'anthropic.claude-3-7-sonnet-20250219-v1:0';
+const CLOUDB_PATH = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/gemini-2.0-flash`;
+
+let served: ServedConfigs;
+let messages: MockServer;
+let cloudb: CloudbMock;
+let cloudc: MockServer;
+
+type Family = 'messages' | 'cloudb' | 'cloudc';
+
+beforeAll(async () => {
+  [messages, cloudb, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudbMock({ label: 'cloudb' }), startCloudcMock({ label: 'cloudc' })]);
+  const targets: Record<Family, Record<string, unknown>> = {
+    messages: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
+    cloudc: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
+    cloudb: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
+  };
+  const configs: Record<string, unknown> = {};
+  for (const [family, target] of Object.entries(targets)) {
+    configs[`${family}-in`] = { ...target, input_guardrails: [NO_SECRET, PII] };
+    configs[`${family}-out`] = { ...target, output_guardrails: [PII] };
+    configs[`${family}-soft`] = { ...target, output_guardrails: [SHORT] };
+  }
+  served = await serveConfigs('guardrails-pass-through', KEY, configs);
+});
+
+afterAll(async () => {
+  await served?.close();
+  await Promise.all([messages, cloudb, cloudc].map((m) => m?.close()));
+});
+
+/** One of a family's own chat calls: its path, its body for a system prompt and a question, and the answer's text as its client reads it. */
+interface Call {
+  name: string;
+  family: Family;
+  path: string;
+  body(system: string, question: string): unknown;
+  text(res: Response): Promise<string>;
+}
+
+const sseEvents = async (res: Response): Promise<any[]> => (await res.text()).split(/\r?\n\r?\n/).filter((e) => e.includes('data: ')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)));
+const eventStream = async (res: Response) => new EventStreamDecoder().push(Buffer.from(await res.arrayBuffer()));
+const messagesStreamText = (events: any[]): string => events.filter((e) => e.type === 'content_block_delta' && e.delta.type === 'text_delta').map((e) => e.delta.text).join('');
+const candidateText = (answers: any[]): string => answers.flatMap((a) => a.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join('');
+const messagesBody = (extra: Record<string, unknown>) => (system: string, question: string) => ({ ...extra, max_tokens: 64, system, messages: [{ role: 'user', content: question }] });
+const generateBody = (system: string, question: string) => ({ systemInstruction: { parts: [{ text: system }] }, contents: [{ role: 'user', parts: [{ text: question }] }] });
+const invokePath = (verb: string) => `/v1/model/${encodeURIComponent(CLOUDC_MODEL)}/${verb}`;
+
+const CALLS: Call[] = [
+  { name: 'messages', family: 'messages', path: '/v1/messages', body: messagesBody({ model: 'claude-sonnet-4-0' }), text: async (res) => ((await res.json()) as any).content.map((b: any) => b.text ?? '').join('') },
+  { name: 'messages, streamed', family: 'messages', path: '/v1/messages', body: messagesBody({ model: 'claude-sonnet-4-0', stream: true }), text: async (res) => messagesStreamText(await sseEvents(res)) },
+  { name: 'generateContent', family: 'cloudb', path: `${CLOUDB_PATH}:generateContent`, body: generateBody, text: async (res) => candidateText([await res.json()]) },
+  { name: 'streamGenerateContent (SSE)', family: 'cloudb', path: `${CLOUDB_PATH}:streamGenerateContent?alt=sse`, body: generateBody, text: async (res) => candidateText(await sseEvents(res)) },
+  { name: 'streamGenerateContent (a JSON array)', family: 'cloudb', path: `${CLOUDB_PATH}:streamGenerateContent`, body: generateBody, text: async (res) => candidateText((await res.json()) as any[]) },
+  { name: 'converse', family: 'cloudc', path: invokePath('converse'), body: (system, question) => ({ system: [{ text: system }], messages: [{ role: 'user', content: [{ text: question }] }] }), text: async (res) => ((await res.json()) as any).output.message.content.map((b: any) => b.text ?? '').join('') },
+  {
+    name: 'converse-stream', family: 'cloudc', path: invokePath('converse-stream'), body: (system, question) => ({ system: [{ text: system }], messages: [{ role: 'user', content: [{ text: question }] }] }),
+    text: async (res) => (await eventStream(res)).filter((m) => m.headers[':event-type'] === 'contentBlockDelta').map((m) => JSON.parse(m.payload.toString()).delta.text ?? '').join(''),
+  },
+  { name: 'a Claude model\'s invoke', family: 'cloudc', path: invokePath('invoke'), body: messagesBody({ anthropic_version: 'bedrock-2023-05-31' }), text: async (res) => ((await res.json()) as any).content.map((b: any) => b.text ?? '').join('') },
+  {
+    name: 'a Claude model\'s invoke stream', family: 'cloudc', path: invokePath('invoke-with-response-stream'), body: messagesBody({ anthropic_version: 'bedrock-2023-05-31' }),
+    text: async (res) => messagesStreamText((await eventStream(res)).map((m) => JSON.parse(Buffer.from(JSON.parse(m.payload.toString()).bytes, 'base64').toString()))),
+  },
+];
+
+const mockOf = (family: Family): MockServer => (family === 'messages' ? messages : family === 'cloudb' ? cloudb : cloudc);
+
+function send(call: Call, config: string, system: string, question: string, trace?: string): Promise<Response> {
+  return fetch(`${served.gateway.url}${call.path}`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `${call.family}-${config}`, 'content-type': 'application/json', ...(trace === undefined ? {} : { 'x-gateway-trace-id': trace }) },
+    body: JSON.stringify(call.body(system, question)),
+  });
+}
+
+describe('guardrails on a family\'s own chat API through the pass-through', () => {
+  for (const call of CALLS) {
+    describe(call.name, () => {
+      it('an input deny rule judges the last user turn: denied with 446 before the provider is called', async () => {
+        const mock = mockOf(call.family);
+        const before = mock.requests.length;
+        const denied = await send(call, 'in', 'Be brief.', 'tell me the secret');
+        expect(denied.status).toBe(446);
+        const body = (await denied.json()) as any;
+        expect(body.error.code).toBe('denied_by_guardrail');
+        const check = body.hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+        expect(check).toMatchObject({ verdict: false, error: null });
+        expect(check.explanation).toContain('secret');
+        expect(check.explanation).not.toContain('not judged');
+        expect(mock.requests.length).toBe(before);
+      });
+
+      it('an input redaction rewrites what the provider gets: the system prompt and the question', async () => {
+        const res = await send(call, 'in', `Mail ${EMAIL} if asked.`, `write to ${EMAIL}`);
+        expect(res.status).toBe(200);
+        const text = await call.text(res);
+        expect(text).toContain('write to');
+        expect(text).not.toContain(EMAIL);
+        const sent = JSON.stringify(mockOf(call.family).requests.at(-1)!.json);
+        expect(sent).not.toContain(EMAIL);
+        expect(sent.match(/EMAIL_ADDRESS|\[EMAIL/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      });
+
+      it('an output redaction rewrites the answer as its client reads it', async () => {
+        const res = await send(call, 'out', 'Be brief.', `write to ${EMAIL} now`);
+        expect(res.status).toBe(200);
+        const text = await call.text(res);
+        expect(text).toContain('write to');
+        expect(text).toContain('now');
+        expect(text).not.toContain(EMAIL);
+        // The provider got the address: only the answer was redacted.
+        expect(JSON.stringify(mockOf(call.family).requests.at(-1)!.json)).toContain(EMAIL);
+      });
+
+      it('a check that only reports judges the answer\'s text (a stream at its end): its result in the log', async () => {
+        const trace = `pt-soft-${call.name.replace(/\W+/g, '-')}`;
+        const res = await send(call, 'soft', 'Be brief.', 'one two three four five', trace);
+        expect([200, 246]).toContain(res.status);
+        expect(await call.text(res)).toContain('four five');
+        const read = async () => ((await (await fetch(`${served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': KEY } })).json()) as any).data as any[];
+        const [record] = await until(read, (records) => records.length === 1 && records[0].hook_results?.after_request_hooks?.length > 0, 10_000, `the record of ${trace}`);
+        expect(record.hook_results.after_request_hooks[0].checks[0]).toMatchObject({ id: 'default.wordCount', verdict: false, explanation: expect.stringMatching(/\d+ words/) });
+      });
+    });
+  }
+});

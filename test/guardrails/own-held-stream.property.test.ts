@@ -1,0 +1,150 @@
+// A family's own chat stream through the pass-through, held for the output checks, in each of its
+// framings: the answer the checks judge has each text (a block's or a candidate's text, its reasoning)
+// as its pieces joined, and a rewritten stream still reads, as the family's client reads it, as the
+// same events with the rewritten texts in place (a delta carrying a whole text, the later ones
+// empty), every other event as it was. The event stream's checksums hold.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { holdOwnStream, type OwnFraming } from '../../runtime/pipeline/guardrails/own-text/own-held-stream.ts';
+import { OWN_TEXTS } from '../../runtime/pipeline/guardrails/own-text/own-texts.ts';
+import type { OwnDialect } from '../../runtime/pipeline/metered-pass-through.ts';
+import { EventStreamDecoder } from '../../runtime/providers/cloudc/event-stream.ts';
+import { encodeMessage } from '../mocks/cloudc/event-stream.ts';
+
+type Json = Record<string, any>;
+interface Event { type: string; json: Json }
+
+const piece = fc.string({ maxLength: 10 });
+const pieces = fc.array(piece, { maxLength: 5 });
+
+/** The dialect's stream events carrying `thinking` pieces (reasoning) then `text` pieces, with the events around them. */
+function eventsOf(dialect: OwnDialect, thinking: string[], text: string[]): Event[] {
+  switch (dialect) {
+    case 'messages': {
+      const events: Event[] = [{ type: 'message_start', json: { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 3, output_tokens: 1 } } } }];
+      const block = (index: number, kind: 'thinking' | 'text', texts: string[]) => {
+        events.push({ type: 'content_block_start', json: { type: 'content_block_start', index, content_block: { type: kind, [kind]: '' } } });
+        for (const t of texts) events.push({ type: 'content_block_delta', json: { type: 'content_block_delta', index, delta: { type: `${kind}_delta`, [kind]: t } } });
+        events.push({ type: 'content_block_stop', json: { type: 'content_block_stop', index } });
+      };
+      block(0, 'thinking', thinking);
+      block(1, 'text', text);
+      events.push({ type: 'message_delta', json: { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } } }, { type: 'message_stop', json: { type: 'message_stop' } });
+      return events;
+    }
+    case 'generateContent': {
+      const event = (part: Json, last: boolean): Event => ({ type: 'message', json: { candidates: [{ index: 0, content: { role: 'model', parts: [part] }, ...(last ? { finishReason: 'STOP' } : {}) }], modelVersion: 'gemini', ...(last ? { usageMetadata: { promptTokenCount: 3 } } : {}) } });
+      const all = [...thinking.map((t) => ({ text: t, thought: true })), ...text.map((t) => ({ text: t }))];
+      return all.length === 0 ? [event({ text: '' }, true)] : all.map((part, at) => event(part, at === all.length - 1));
+    }
+    case 'converse':
+      return [
+        { type: 'messageStart', json: { role: 'assistant', p: 'ab' } },
+        ...thinking.map((t) => ({ type: 'contentBlockDelta', json: { contentBlockIndex: 0, delta: { reasoningContent: { text: t } }, p: 'ab' } })),
+        ...text.map((t) => ({ type: 'contentBlockDelta', json: { contentBlockIndex: 1, delta: { text: t }, p: 'ab' } })),
+        { type: 'messageStop', json: { stopReason: 'end_turn', p: 'ab' } },
+        { type: 'metadata', json: { usage: { inputTokens: 3, outputTokens: 9 }, metrics: { latencyMs: 5 }, p: 'ab' } },
+      ];
+  }
+}
+
+const FRAMINGS: Array<[OwnDialect, OwnFraming]> = [['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream']];
+
+function framed(dialect: OwnDialect, framing: OwnFraming, events: Event[]): Buffer {
+  switch (framing) {
+    case 'sse': return Buffer.from(events.map((e) => (dialect === 'messages' ? `event: ${e.type}\ndata: ${JSON.stringify(e.json)}\n\n` : `data: ${JSON.stringify(e.json)}\r\n\r\n`)).join(''));
+    case 'array': return Buffer.from(JSON.stringify(events.map((e) => e.json)));
+    case 'event-stream':
+      return Buffer.concat(events.map((e) => dialect === 'messages'
+        ? encodeMessage({ ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' }, Buffer.from(JSON.stringify({ bytes: Buffer.from(JSON.stringify(e.json)).toString('base64'), p: 'ab' })))
+        : encodeMessage({ ':event-type': e.type, ':content-type': 'application/json', ':message-type': 'event' }, Buffer.from(JSON.stringify(e.json)))));
+  }
+}
+
+/** The events as the family's client reads them out of the framing. */
+function unframed(dialect: OwnDialect, framing: OwnFraming, bytes: Buffer): Event[] {
+  switch (framing) {
+    case 'sse': return bytes.toString().split(/\r?\n\r?\n/).filter((e) => e !== '').map((e) => {
+      const type = /^event: (.*)$/m.exec(e)?.[1] ?? 'message';
+      return { type, json: JSON.parse(/^data: (.*)$/m.exec(e)![1]) };
+    });
+    case 'array': return (JSON.parse(bytes.toString()) as Json[]).map((json) => ({ type: 'message', json }));
+    case 'event-stream': {
+      const decoder = new EventStreamDecoder();
+      const messages = decoder.push(bytes);
+      expect(decoder.pending).toBe(0);
+      return messages.map((m) => {
+        const payload = JSON.parse(m.payload.toString());
+        return dialect === 'messages' ? { type: String(JSON.parse(Buffer.from(payload.bytes, 'base64').toString()).type), json: JSON.parse(Buffer.from(payload.bytes, 'base64').toString()) } : { type: String(m.headers[':event-type']), json: payload };
+      });
+    }
+  }
+}
+
+/** The reasoning and the text the events carry, their pieces joined, read the way the test built them. */
+function textsOf(dialect: OwnDialect, events: Event[]): { thinking: string; text: string } {
+  let thinking = '';
+  let text = '';
+  for (const { json } of events) {
+    if (dialect === 'messages' && json.type === 'content_block_delta') {
+      if (json.delta.type === 'thinking_delta') thinking += json.delta.thinking;
+      else text += json.delta.text;
+    } else if (dialect === 'generateContent') {
+      for (const part of json.candidates[0].content.parts) if (part.thought) thinking += part.text; else text += part.text;
+    } else if (dialect === 'converse' && json.delta !== undefined) {
+      if (json.delta.reasoningContent !== undefined) thinking += json.delta.reasoningContent.text;
+      else text += json.delta.text;
+    }
+  }
+  return { thinking, text };
+}
+
+/** A rewrite that changes every text but the empty one, as a transformer finds nothing in "". */
+const mark = (t: string): string => (t === '' ? '' : `<${t.toUpperCase()}>`);
+
+describe('a family\'s own stream, held', () => {
+  test.prop([fc.constantFrom(...FRAMINGS), pieces, pieces], { numRuns: 150 })('is judged as its texts joined, and rewritten in place', ([dialect, framing], thinking, text) => {
+    const events = eventsOf(dialect, thinking, text);
+    const held = holdOwnStream(dialect, framing, framed(dialect, framing, events))!;
+    const own = OWN_TEXTS[dialect];
+    // The checks judge the text, not the reasoning.
+    expect(own.answerTexts(held.answer)[0].text).toBe(text.join(''));
+    const judged = own.rewriteAnswer(held.answer, mark);
+    const rewritten = unframed(dialect, framing, held.rewritten(judged));
+    expect(rewritten.length).toBe(events.length);
+    const texts = textsOf(dialect, rewritten);
+    // A text the stream carried at all is rewritten whole; one it never carried stays absent.
+    expect(texts.text).toBe(mark(text.join('')));
+    expect(texts.thinking).toBe(mark(thinking.join('')));
+    // Every event keeps its type, and those that carry no text are as they were.
+    rewritten.forEach((event, at) => {
+      expect(event.type).toBe(events[at].type);
+      if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent') expect(event.json).toEqual(events[at].json);
+    });
+    // The rewritten stream, held again, is the judged answer's texts.
+    const again = holdOwnStream(dialect, framing, held.rewritten(judged))!;
+    expect(own.slots(again.answer)).toEqual(own.slots(judged));
+  });
+
+  test.prop([fc.constantFrom(...FRAMINGS), pieces], { numRuns: 60 })('goes out as it came when the checks changed nothing', ([dialect, framing], text) => {
+    const bytes = framed(dialect, framing, eventsOf(dialect, [], text));
+    const held = holdOwnStream(dialect, framing, bytes)!;
+    expect(unframed(dialect, framing, held.rewritten(held.answer))).toEqual(unframed(dialect, framing, bytes));
+  });
+
+  test('a corrupt event stream has no answer to judge; one cut inside its last message keeps those bytes', () => {
+    const bytes = framed('converse', 'event-stream', eventsOf('converse', [], ['a', 'b']));
+    const corrupt = Buffer.from(bytes);
+    corrupt[9] ^= 0xff;
+    expect(holdOwnStream('converse', 'event-stream', corrupt)).toBeNull();
+    const cut = bytes.subarray(0, bytes.length - 7);
+    const held = holdOwnStream('converse', 'event-stream', cut)!;
+    const out = held.rewritten(OWN_TEXTS.converse.rewriteAnswer(held.answer, mark));
+    const decoder = new EventStreamDecoder();
+    const messages = decoder.push(out);
+    expect(messages.map((m) => m.headers[':event-type'])).toEqual(['messageStart', 'contentBlockDelta', 'contentBlockDelta', 'messageStop']);
+    expect(textsOf('converse', messages.map((m) => ({ type: '', json: JSON.parse(m.payload.toString()) }))).text).toBe('<AB>');
+    expect(decoder.pending).toBeGreaterThan(0);
+    expect(out.subarray(out.length - decoder.pending).equals(cut.subarray(cut.length - decoder.pending))).toBe(true);
+  });
+});

@@ -1,0 +1,133 @@
+// What checks read and transformers rewrite in each family's own chat API through the pass-through:
+// the last user turn's text (a turn of tool results only passed over), every text rewritten (the
+// system prompt, every turn, tool results), the model's reasoning sent back and what a program reads
+// as data left as they are; an answer's text judged per candidate and rewritten with its reasoning.
+import { describe, expect, it } from 'vitest';
+import { OWN_ANSWER_BODY, OWN_REQUEST_BODY, OWN_TEXTS } from '../../runtime/pipeline/guardrails/own-text/own-texts.ts';
+import type { TextTransform } from '../../runtime/pipeline/guardrails/check.ts';
+
+/** Replaces "x@y.z" with "[EMAIL]", counting. */
+const redact: TextTransform = (text) => {
+  let found = 0;
+  return { text: text.replace(/x@y\.z/g, () => (found++, '[EMAIL]')), found };
+};
+const EMAIL = 'x@y.z';
+
+describe('the messages API', () => {
+  const body = {
+    model: 'claude', max_tokens: 9,
+    system: [{ type: 'text', text: `sys ${EMAIL}` }],
+    messages: [
+      { role: 'user', content: `first ${EMAIL}` },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: `thought ${EMAIL}`, signature: 'sig' }, { type: 'tool_use', id: 't1', name: 'f', input: { q: EMAIL } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: `result ${EMAIL}` }] }] },
+    ],
+  };
+
+  it('judges the last user turn with text, a turn of tool results only passed over', () => {
+    expect(OWN_TEXTS.messages.requestText(body)).toBe(`first ${EMAIL}`);
+    expect(OWN_TEXTS.messages.requestText({ messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image', source: {} }, { type: 'text', text: 'b' }] }] })).toBe('ab');
+    expect(OWN_TEXTS.messages.requestText({ messages: 'nonsense' })).toBe('');
+  });
+
+  it('rewrites the system prompt, every turn and tool results; leaves signed thinking and tool input', () => {
+    const { value, found } = OWN_REQUEST_BODY.messages.rewrite(body, redact);
+    expect(found).toBe(3);
+    const json = JSON.stringify(value);
+    expect(json).toContain('sys [EMAIL]');
+    expect(json).toContain('first [EMAIL]');
+    expect(json).toContain('result [EMAIL]');
+    expect(json).toContain(`thought ${EMAIL}`);
+    expect((value as typeof body).messages[1]).toEqual(body.messages[1]);
+    expect(OWN_REQUEST_BODY.messages.rewrite({ ...body, system: 'plain', messages: [] }, redact).found).toBe(0);
+  });
+
+  it('judges an answer\'s text blocks; rewrites its text and thinking', () => {
+    const answer = { content: [{ type: 'thinking', thinking: `t ${EMAIL}`, signature: 's' }, { type: 'text', text: 'a ' }, { type: 'tool_use', input: { e: EMAIL } }, { type: 'text', text: EMAIL }] };
+    expect(OWN_ANSWER_BODY.messages.textOf(answer)).toBe(`a ${EMAIL}`);
+    expect(OWN_ANSWER_BODY.messages.otherTexts(answer)).toEqual([]);
+    const { value, found } = OWN_ANSWER_BODY.messages.rewrite(answer, redact);
+    expect(found).toBe(2);
+    expect(value).toEqual({ content: [{ type: 'thinking', thinking: 't [EMAIL]', signature: 's' }, { type: 'text', text: 'a ' }, { type: 'tool_use', input: { e: EMAIL } }, { type: 'text', text: '[EMAIL]' }] });
+  });
+});
+
+describe('generateContent', () => {
+  const body = {
+    systemInstruction: { parts: [{ text: `sys ${EMAIL}` }] },
+    contents: [
+      { role: 'user', parts: [{ text: `first ${EMAIL}` }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+      { role: 'model', parts: [{ text: `thought ${EMAIL}`, thought: true, thoughtSignature: 'sig' }, { functionCall: { name: 'f', args: { q: EMAIL } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'f', response: { r: EMAIL } } }] },
+    ],
+  };
+
+  it('judges the last user turn with text (a turn without a role is the user\'s)', () => {
+    expect(OWN_TEXTS.generateContent.requestText(body)).toBe(`first ${EMAIL}`);
+    expect(OWN_TEXTS.generateContent.requestText({ contents: [{ parts: [{ text: 'no role' }] }] })).toBe('no role');
+  });
+
+  it('rewrites the system instruction and every turn\'s text; leaves thoughts and function calls and responses', () => {
+    const { value, found } = OWN_REQUEST_BODY.generateContent.rewrite(body, redact);
+    expect(found).toBe(2);
+    expect((value as any).systemInstruction.parts[0].text).toBe('sys [EMAIL]');
+    expect((value as any).contents[0].parts[0].text).toBe('first [EMAIL]');
+    expect((value as any).contents.slice(1)).toEqual(body.contents.slice(1));
+  });
+
+  it('judges each candidate, naming the others; a rewritten candidate loses its log probabilities', () => {
+    const answer = {
+      candidates: [
+        { index: 0, content: { parts: [{ text: `why ${EMAIL}`, thought: true }, { text: 'one' }] }, logprobsResult: { chosenCandidates: [] } },
+        { index: 1, content: { parts: [{ text: `two ${EMAIL}` }] }, logprobsResult: { chosenCandidates: [] } },
+        { index: 2, content: { parts: [{ text: 'three' }] }, logprobsResult: { chosenCandidates: [] } },
+      ],
+    };
+    expect(OWN_ANSWER_BODY.generateContent.textOf(answer)).toBe('one');
+    expect(OWN_ANSWER_BODY.generateContent.otherTexts(answer)).toEqual([{ label: 'candidate 1', text: `two ${EMAIL}` }, { label: 'candidate 2', text: 'three' }]);
+    const { value, found } = OWN_ANSWER_BODY.generateContent.rewrite(answer, redact);
+    expect(found).toBe(2);
+    const candidates = (value as typeof answer).candidates;
+    expect(candidates[0]).toEqual({ index: 0, content: { parts: [{ text: 'why [EMAIL]', thought: true }, { text: 'one' }] } });
+    expect(candidates[1]).toEqual({ index: 1, content: { parts: [{ text: 'two [EMAIL]' }] } });
+    expect(candidates[2]).toBe(answer.candidates[2]);
+  });
+});
+
+describe('converse', () => {
+  const body = {
+    system: [{ text: `sys ${EMAIL}` }, { cachePoint: { type: 'default' } }],
+    messages: [
+      { role: 'user', content: [{ text: `first ${EMAIL}` }, { guardContent: { text: { text: `guarded ${EMAIL}` } } }] },
+      { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: `thought ${EMAIL}`, signature: 's' } } }, { toolUse: { toolUseId: 't', name: 'f', input: { q: EMAIL } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 't', content: [{ text: `result ${EMAIL}` }, { json: { r: EMAIL } }] } }] },
+    ],
+  };
+
+  it('judges the last user turn with text, its guarded text included', () => {
+    expect(OWN_TEXTS.converse.requestText(body)).toBe(`first ${EMAIL}guarded ${EMAIL}`);
+  });
+
+  it('rewrites the system prompt, every turn\'s text, guarded text and tool results\' text; leaves reasoning, tool input and JSON results', () => {
+    const { value, found } = OWN_REQUEST_BODY.converse.rewrite(body, redact);
+    expect(found).toBe(4);
+    const json = JSON.stringify(value);
+    for (const text of ['sys [EMAIL]', 'first [EMAIL]', 'guarded [EMAIL]', 'result [EMAIL]', `thought ${EMAIL}`, `{"q":"${EMAIL}"}`, `{"r":"${EMAIL}"}`]) expect(json).toContain(text);
+  });
+
+  it('judges an answer\'s text blocks; rewrites its text and reasoning', () => {
+    const answer = { output: { message: { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: `r ${EMAIL}`, signature: 's' } } }, { text: `a ${EMAIL}` }] } }, stopReason: 'end_turn' };
+    expect(OWN_ANSWER_BODY.converse.textOf(answer)).toBe(`a ${EMAIL}`);
+    const { value, found } = OWN_ANSWER_BODY.converse.rewrite(answer, redact);
+    expect(found).toBe(2);
+    expect((value as typeof answer).output.message.content).toEqual([{ reasoningContent: { reasoningText: { text: 'r [EMAIL]', signature: 's' } } }, { text: 'a [EMAIL]' }]);
+  });
+});
+
+it('a request body that is not a JSON object has no text a check can read', () => {
+  for (const body of Object.values(OWN_REQUEST_BODY)) {
+    expect(body.unreadable([1, 2])).toContain('not judged');
+    expect(body.unreadable(undefined)).toContain('not judged');
+    expect(body.unreadable({})).toBeNull();
+  }
+});
