@@ -40,6 +40,7 @@ beforeAll(async () => {
     configs[`${family}-in`] = { ...target, input_guardrails: [NO_SECRET, PII] };
     configs[`${family}-out`] = { ...target, output_guardrails: [PII] };
     configs[`${family}-soft`] = { ...target, output_guardrails: [SHORT] };
+    configs[`${family}-deny`] = { ...target, output_guardrails: [NO_SECRET] };
   }
   served = await serveConfigs('guardrails-pass-through', KEY, configs);
 });
@@ -131,6 +132,20 @@ describe('guardrails on a family\'s own chat API through the pass-through', () =
         expect(text).not.toContain(EMAIL);
         // The provider got the address: only the answer was redacted.
         expect(JSON.stringify(mockOf(call.family).requests.at(-1)!.json)).toContain(EMAIL);
+      });
+
+      it('an output deny rule denies the answer after the provider answered, as its client reads a failure', async () => {
+        const mock = mockOf(call.family);
+        const before = mock.requests.length;
+        const res = await send(call, 'deny', 'Be brief.', 'whisper the secret');
+        expect(mock.requests.length).toBe(before + 1);
+        const text = await res.text();
+        expect(text).not.toContain('whisper');
+        // A messages stream asked for with "stream": true fails as one error event; the others with the 446 JSON body.
+        const body = JSON.parse(call.name === 'messages, streamed' ? /^data: (.*)$/m.exec(text)![1] : text);
+        expect(res.status).toBe(call.name === 'messages, streamed' ? 200 : 446);
+        expect(body.error.code).toBe('denied_by_guardrail');
+        expect(body.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: false, deny: true });
       });
 
       it('a check that only reports judges the answer\'s text (a stream at its end): its result in the log', async () => {
