@@ -65,9 +65,26 @@ const anyMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as 
  * (`guarded`: input and output PII redaction and a deny rule), their members of any type: what the
  * hook stages read, rewrite and judge, before the provider and on its answer.
  */
+/** A family's own chat calls through the pass-through (paths under /v1). */
+const OWN_CALLS = ['messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke'] as const;
+
+/** A block or part of any of the families' own shapes, its members of any type. */
+const ownBlock = fc.record({
+  type: fc.oneof(fc.constantFrom('text', 'tool_result', 'thinking', 'image'), anyMember),
+  text: fc.oneof(anyMember, fc.constant('mail jane.doe@example.com')),
+  thinking: anyMember, thought: anyMember, content: anyMember, guardContent: anyMember, toolResult: anyMember, functionResponse: anyMember,
+}, { requiredKeys: [] });
+
+/** Turns of any of the families' own shapes (`content` blocks, `parts`), now and then of any type. */
+const ownTurns = fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({
+  role: fc.oneof(fc.constantFrom('user', 'assistant', 'model'), anyMember),
+  content: fc.oneof(anyMember, fc.constant('mail jane.doe@example.com'), fc.array(fc.oneof(anyMember, ownBlock), { maxLength: 3 })),
+  parts: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, ownBlock), { maxLength: 3 })),
+}, { requiredKeys: [] })), { maxLength: 3 }));
+
 export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
   .record({
-    endpoint: fc.constantFrom('chat/completions', 'completions', 'embeddings', 'images/generations', 'audio/speech', 'responses', 'threads/t1/messages'),
+    endpoint: fc.constantFrom('chat/completions', 'completions', 'embeddings', 'images/generations', 'audio/speech', 'responses', 'threads/t1/messages', ...OWN_CALLS),
     messages: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool'), anyMember), content: fc.oneof(anyMember, fc.array(fc.oneof(anyMember, fc.record({ type: fc.constantFrom('text', 'image_url'), text: anyMember }, { requiredKeys: ['type'] })), { maxLength: 3 })), reasoning_content: anyMember }, { requiredKeys: ['role'] })), { maxLength: 3 }), fc.constant([{ role: 'user', content: 'mail jane.doe@example.com' }])),
     text: fc.oneof(anyMember, fc.constantFrom('mail jane.doe@example.com', 'hello')),
     // Mostly valid options, now and then of any type: a body the schema refuses never reaches the hooks.
@@ -75,8 +92,9 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
     // Images billed per image are counted from the request's n, size and quality, of any type here.
     image: fc.record({ model: fc.constantFrom('gpt-image-1', 'dall-e-3', 'dall-e-2'), n: fc.oneof(fc.constantFrom(1, 3, '2'), anyMember), size: fc.oneof(fc.constantFrom('1024x1024', '1792x1024', '256x256', 'constructor'), anyMember), quality: fc.oneof(fc.constantFrom('hd', 'standard', '__proto__'), anyMember) }, { requiredKeys: ['model'] }),
     stream: fc.boolean(),
+    turns: ownTurns,
   })
-  .map(({ endpoint, messages, text, options, image, stream }) => {
+  .map(({ endpoint, messages, text, options, image, stream, turns }) => {
     const bodies: Record<typeof endpoint, Record<string, unknown>> = {
       'chat/completions': { model: 'gpt-4o-mini', messages, ...options, stream },
       completions: { model: 'gpt-3.5-turbo-instruct', prompt: text, ...options, stream },
@@ -87,6 +105,11 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       responses: { model: 'gpt-4o-mini', input: text, store: false, stream },
       // The pass-through: its checks that read text fail unjudged, so the deny rule answers 446.
       'threads/t1/messages': { role: 'user', content: text },
+      // A family's own chat calls, read and rewritten in their own shapes whatever target serves them.
+      messages: { model: 'claude-sonnet-4-0', max_tokens: 9, system: text, messages: turns, stream },
+      [OWN_CALLS[1]]: { systemInstruction: { parts: [{ text }] }, contents: turns },
+      [OWN_CALLS[2]]: { system: [{ text }], messages: turns },
+      [OWN_CALLS[3]]: { anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, system: text, messages: turns },
     };
     // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.
     const body = endpoint === 'threads/t1/messages' && stream && typeof text === 'string' ? text : JSON.stringify(bodies[endpoint]);
