@@ -69,6 +69,14 @@ export function passThroughDialect(x: Exchange): OwnDialect | null {
   return ownCall(x)?.dialect ?? null;
 }
 
+/** streamGenerateContent: without `alt=sse` its answer is one JSON array of the stream's events, sent as they come. */
+const STREAM_GENERATE_CONTENT = /:streamGenerateContent(?:\?|$)/;
+
+/** Whether `x` is a generateContent stream, which answers JSON (one array) unless it asked for SSE. */
+export function streamsJsonArray(x: Exchange): boolean {
+  return passThroughDialect(x) === 'generateContent' && STREAM_GENERATE_CONTENT.test(x.upstreamPath);
+}
+
 /** The model a pass-through generateContent, converse or invoke call names in its path; null for any other call. */
 export function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;

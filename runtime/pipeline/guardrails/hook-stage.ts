@@ -17,7 +17,7 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
-import { meteredPassThrough, type OwnDialect, passThroughDialect } from '../metered-pass-through.ts';
+import { meteredPassThrough, type OwnDialect, passThroughDialect, streamsJsonArray } from '../metered-pass-through.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { CORRUPT_STREAM, holdOwnStream, type OwnFraming } from './own-text/own-held-stream.ts';
 import { OWN_ANSWER_BODY, OWN_REQUEST_BODY } from './own-text/own-texts.ts';
@@ -133,7 +133,7 @@ export const attemptHookStage: Stage = {
         // A family's own chat API is read in its dialect when its own family's target answered it.
         const dialect = meteredPassThrough(x, leaf.provider ?? '');
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
-        const framing = typeof contentType !== 'string' ? null : contentType.startsWith('text/event-stream') ? 'sse' : EVENT_STREAM_TYPE.test(contentType) ? 'event-stream' : null;
+        const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));
       }
@@ -218,11 +218,19 @@ function gatewayAnswer(x: Exchange, response: UpstreamResponse, bytes: Buffer, s
  */
 function ownAnswer(dialect: OwnDialect, framing: OwnFraming | null, bytes: Buffer): ReadAnswer {
   const io = OWN_ANSWER_BODY[dialect];
-  const answer = framing === null ? jsonAnswer(bytes) : null;
-  if (framing === null && !Array.isArray(answer)) return { answer, io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
-  const held = holdOwnStream(dialect, framing ?? 'array', bytes);
-  if (held === null) return { answer: null, io: CORRUPT_ANSWER, bytesOf: () => bytes, json: false };
-  return { answer: held.answer, io, bytesOf: (judged) => held.rewritten(judged), json: false };
+  const held = framing === null ? null : holdOwnStream(dialect, framing, bytes);
+  if (held !== null) return { answer: held.answer, io, bytesOf: (judged) => held.rewritten(judged), json: false };
+  if (framing === 'sse' || framing === 'event-stream') return { answer: null, io: CORRUPT_ANSWER, bytesOf: () => bytes, json: false };
+  // JSON, or a streamGenerateContent answer that was not the array it streams as (an object, not JSON).
+  return { answer: jsonAnswer(bytes), io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
+}
+
+/** How a family's own answer is framed: a stream's framing, or null for a JSON answer. */
+function ownFraming(x: Exchange, contentType: unknown): OwnFraming | null {
+  if (typeof contentType !== 'string') return null;
+  if (contentType.startsWith('text/event-stream')) return 'sse';
+  if (EVENT_STREAM_TYPE.test(contentType)) return 'event-stream';
+  return streamsJsonArray(x) ? 'array' : null;
 }
 
 /** A stream whose framing is broken: its text checks fail unjudged. */

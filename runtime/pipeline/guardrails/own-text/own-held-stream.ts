@@ -26,7 +26,7 @@ export interface OwnHeldStream {
 /** Why a held stream has no answer the checks can read: its framing is broken. */
 export const CORRUPT_STREAM = 'the answer\'s event stream is corrupt, where no check can tell the text; not judged';
 
-/** `bytes` held in `dialect` as `framing` frames it; null when the framing is broken (a corrupt event stream). */
+/** `bytes` held in `dialect` as `framing` frames it; null when they are not so framed (a corrupt event stream, JSON that is no array). */
 export function holdOwnStream(dialect: OwnDialect, framing: OwnFraming, bytes: Buffer): OwnHeldStream | null {
   const text = OWN_TEXTS[dialect];
   switch (framing) {
@@ -86,14 +86,14 @@ function heldSse(text: OwnText, bytes: Buffer): OwnHeldStream {
 }
 
 /** generateContent streamed without alt=sse: one JSON array of its events. */
-function heldArray(text: OwnText, bytes: Buffer): OwnHeldStream {
-  let parsed: unknown;
+function heldArray(text: OwnText, bytes: Buffer): OwnHeldStream | null {
+  let elements: unknown;
   try {
-    parsed = parseJson(bytes.toString('utf8'));
+    elements = parseJson(bytes.toString('utf8'));
   } catch {
-    parsed = [];
+    return null;
   }
-  const elements = Array.isArray(parsed) ? parsed : [];
+  if (!Array.isArray(elements)) return null;
   const placement = new Placement(text, elements.map((element: unknown) => ({ json: isObject(element) ? element : null, type: undefined })));
   return {
     answer: placement.answer,
