@@ -4,6 +4,8 @@
 // what the provider gets (cloud C's rewritten body signed again: its mock checks the signature),
 // output redaction rewrites the answer in every framing (JSON, SSE, generateContent's JSON array, the
 // binary event stream), and a check that only reports judges a stream at its end.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../jobs/harness.ts';
 import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
@@ -25,11 +27,32 @@ let served: ServedConfigs;
 let messages: MockServer;
 let cloudb: CloudbMock;
 let cloudc: MockServer;
+/** An after-request webhook: it answers the answer it got with every `text` member's "now" made "LATER", and keeps what it got. */
+let webhook: Server;
+const hooked: unknown[] = [];
+
+/** `value` with "now" made "LATER" in every string member named `text`. */
+function later(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(later);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, key === 'text' && typeof member === 'string' ? member.replaceAll('now', 'LATER') : later(member)]));
+}
 
 type Family = 'messages' | 'cloudb' | 'cloudc';
 
 beforeAll(async () => {
   [messages, cloudb, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudbMock({ label: 'cloudb' }), startCloudcMock({ label: 'cloudc' })]);
+  webhook = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString()) as { response: { json: unknown } };
+      hooked.push(event.response.json);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verdict: true, transformedData: later(event.response.json) }));
+    });
+  });
+  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  const webhookURL = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`;
   const targets: Record<Family, Record<string, unknown>> = {
     messages: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
     cloudc: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
@@ -41,6 +64,7 @@ beforeAll(async () => {
     configs[`${family}-out`] = { ...target, output_guardrails: [PII] };
     configs[`${family}-soft`] = { ...target, output_guardrails: [SHORT] };
     configs[`${family}-deny`] = { ...target, output_guardrails: [NO_SECRET] };
+    configs[`${family}-hook`] = { ...target, after_request_hooks: [{ id: 'later', checks: [{ id: 'default.webhook', parameters: { webhookURL } }] }] };
   }
   served = await serveConfigs('guardrails-pass-through', KEY, configs);
 });
@@ -48,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served?.close();
   await Promise.all([messages, cloudb, cloudc].map((m) => m?.close()));
+  await new Promise((resolve) => webhook?.close(resolve));
 });
 
 /** One of a family's own chat calls: its path, its body for a system prompt and a question, and the answer's text as its client reads it. */
@@ -146,6 +171,17 @@ describe('guardrails on a family\'s own chat API through the pass-through', () =
         expect(res.status).toBe(call.name === 'messages, streamed' ? 200 : 446);
         expect(body.error.code).toBe('denied_by_guardrail');
         expect(body.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: false, deny: true });
+      });
+
+      it('an after-request webhook gets the answer as JSON in its API\'s shape (a stream\'s whole), and its transformedData is the answer', async () => {
+        const before = hooked.length;
+        const res = await send(call, 'hook', 'Be brief.', 'do it now please');
+        expect(res.status).toBe(200);
+        const text = await call.text(res);
+        expect(text).toContain('do it LATER please');
+        expect(text).not.toContain('now');
+        expect(hooked.length).toBe(before + 1);
+        expect(JSON.stringify(hooked.at(-1))).toContain('do it now please');
       });
 
       it('a check that only reports judges the answer\'s text (a stream at its end): its result in the log', async () => {
