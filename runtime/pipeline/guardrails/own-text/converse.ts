@@ -5,7 +5,7 @@
 // text and reasoning blocks among them. Its stream (converse-stream): contentBlockDelta events, a
 // piece of a block's text or reasoning by `contentBlockIndex`; the rest (messageStop, metadata) ride
 // along as the answer's other members.
-import { type Apply, isObject, type Json, lastUserTurn, type OwnStreamReader, type OwnText, type Piece } from './own-text.ts';
+import { type Apply, isObject, type Json, lastUserTurn, type OwnStreamReader, rewriteSystemAndTurns, type OwnText, type Piece } from './own-text.ts';
 
 type Member = 'text' | 'reasoning';
 
@@ -93,12 +93,7 @@ export const converseText: OwnText = {
     const turn = lastUserTurn(body.messages, (t) => t.role === 'user', onlyToolResults);
     return turn === null ? '' : blocksOf(turn).map(blockText).join('');
   },
-  rewriteRequest(body, apply) {
-    const rewritten: Json = { ...body };
-    if (body.system !== undefined) rewritten.system = rewriteBlocks(body.system, apply);
-    if (Array.isArray(body.messages)) rewritten.messages = body.messages.map((turn) => (isObject(turn) ? { ...turn, content: rewriteBlocks(turn.content, apply) } : turn));
-    return rewritten;
-  },
+  rewriteRequest: (body, apply) => rewriteSystemAndTurns(body, (content) => rewriteBlocks(content, apply)),
   answerTexts(answer) {
     let text = '';
     for (const block of answerBlocks(answer)) {

@@ -3,7 +3,7 @@
 // text blocks), and ones that hold no text a check reads (image, document, tool_use, thinking). An
 // answer: `content` blocks, text and thinking among them. Its stream: content_block_start (a block,
 // sometimes with text), content_block_delta (text_delta, thinking_delta) by block index.
-import { type Apply, isObject, type Json, lastUserTurn, type OwnStreamReader, type OwnText, type Piece } from './own-text.ts';
+import { type Apply, isObject, type Json, lastUserTurn, type OwnStreamReader, rewriteSystemAndTurns, type OwnText, type Piece } from './own-text.ts';
 
 function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -74,12 +74,7 @@ export const messagesText: OwnText = {
     const turn = lastUserTurn(body.messages, (t) => t.role === 'user', onlyToolResults);
     return turn === null ? '' : textOfContent(turn.content);
   },
-  rewriteRequest(body, apply) {
-    const rewritten: Json = { ...body };
-    if (body.system !== undefined) rewritten.system = rewriteContent(body.system, apply);
-    if (Array.isArray(body.messages)) rewritten.messages = body.messages.map((turn) => (isObject(turn) ? { ...turn, content: rewriteContent(turn.content, apply) } : turn));
-    return rewritten;
-  },
+  rewriteRequest: (body, apply) => rewriteSystemAndTurns(body, (content) => rewriteContent(content, apply)),
   answerTexts(answer) {
     return [{ label: '', text: textOfContent(answer.content) }];
   },

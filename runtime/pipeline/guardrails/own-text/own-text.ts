@@ -59,3 +59,11 @@ export function lastUserTurn(turns: unknown, isUser: (turn: Json) => boolean, on
   }
   return null;
 }
+
+/** A request whose text is in `system` and each turn's `content` (the messages API, converse), both run through `rewrite`. */
+export function rewriteSystemAndTurns(body: Json, rewrite: (content: unknown) => unknown): Json {
+  const rewritten: Json = { ...body };
+  if (body.system !== undefined) rewritten.system = rewrite(body.system);
+  if (Array.isArray(body.messages)) rewritten.messages = body.messages.map((turn: unknown) => (isObject(turn) ? { ...turn, content: rewrite(turn.content) } : turn));
+  return rewritten;
+}
