@@ -50,7 +50,7 @@ const oddMessagesStream = fc.array(oddMessagesEvent, { maxLength: 5 })
  */
 const oddConverseUsage = fc.oneof(oddMember, fc.record({ inputTokens: oddCount, outputTokens: oddCount, totalTokens: oddCount, cacheReadInputTokens: oddCount, cacheWriteInputTokens: oddCount }, { requiredKeys: [] }));
 const oddEventMessage = fc.oneof(
-  fc.record({ type: fc.constantFrom('messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'), delta: oddMember, usage: oddConverseUsage, stopReason: oddMember })
+  fc.record({ type: fc.constantFrom('messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'), contentBlockIndex: fc.oneof(fc.nat(3), oddMember), delta: fc.oneof(oddMember, fc.record({ text: oddMember }), fc.record({ reasoningContent: fc.record({ text: oddMember }) })), usage: oddConverseUsage, stopReason: oddMember })
     .map(({ type, ...payload }) => eventMessage(type, payload)),
   oddMessagesEvent.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })),
   fc.constantFrom('chunk', 'metadata').map((type) => eventMessage(type, { bytes: 'not base64 of JSON %%%' })),
@@ -62,7 +62,23 @@ const oddEventStream = fc.tuple(fc.array(oddEventMessage, { maxLength: 5 }), fc.
     return { bytes: Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\n\r\n'), cut === null ? body : body.subarray(0, cut % (body.length + 1))]) };
   });
 
+/** generateContent's answers (candidates and their parts) and converse's, with members of any type: what guardrails read in their own shapes. */
+const oddPart = fc.oneof(oddMember, fc.record({ text: oddMember, thought: oddMember, functionCall: oddMember }, { requiredKeys: [] }));
+const oddCandidate = fc.record({ index: fc.oneof(fc.nat(2), oddMember), content: fc.oneof(oddMember, fc.record({ role: oddMember, parts: fc.oneof(oddMember, fc.array(oddPart, { maxLength: 3 })) })), finishReason: oddMember, logprobsResult: oddMember }, { requiredKeys: [] });
+const oddGenerateContent = fc.record({ candidates: fc.oneof(oddMember, fc.array(fc.oneof(oddCandidate, oddMember), { maxLength: 3 })), usageMetadata: oddMember, modelVersion: oddModel }, { requiredKeys: [] });
+const oddConverseAnswer = fc.record({
+  output: fc.oneof(oddMember, fc.record({ message: fc.oneof(oddMember, fc.record({ role: oddMember, content: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ text: oddMember, reasoningContent: fc.oneof(oddMember, fc.record({ reasoningText: oddMember })), toolUse: oddMember }, { requiredKeys: [] })), { maxLength: 3 })) })) })),
+  usage: oddConverseUsage, stopReason: oddMember,
+}, { requiredKeys: [] });
+const oddOwnAnswers = fc.oneof(
+  oddGenerateContent.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
+  fc.array(oddGenerateContent, { maxLength: 4 }).map((answers): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answers)) })),
+  fc.array(oddGenerateContent, { maxLength: 4 }).map((events): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join('')}` })),
+  oddConverseAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
+);
+
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
+  oddOwnAnswers,
   oddAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
   oddStream,
   oddMessage.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
