@@ -15,6 +15,10 @@ import type { Exchange } from './exchange.ts';
 import type { UsageDialect } from './log/usage-of.ts';
 
 const MESSAGES_PATH = /^\/messages(?:\?|$)/;
+/** The messages API's token count: a create call's body, answered with its input's count. */
+const MESSAGES_COUNT_PATH = /^\/messages\/count_tokens(?:\?|$)/;
+/** generateContent's token count: its body (contents, system instruction, tools), answered with counts. */
+const COUNT_TOKENS_PATH = /^\/[^?]*:countTokens(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
 const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent)(?:\?|$)/;
 /** generateContent on a model, which its path names: `…/models/{model}:generateContent`. */
@@ -36,6 +40,8 @@ interface OwnCall {
   dialect: OwnDialect;
   /** What the model the path names must match (invoke: a Claude model, whose invoke speaks messages). */
   model?: RegExp;
+  /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
+  counts?: true;
 }
 
 const OWN_CALLS: readonly OwnCall[] = [
@@ -43,6 +49,8 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
+  { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
+  { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
 ];
 
 function ownCall(x: Exchange): OwnCall | null {
@@ -57,13 +65,19 @@ function ownCall(x: Exchange): OwnCall | null {
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
 export function meteredPassThrough(x: Exchange, provider: string): OwnDialect | null {
   const call = ownCall(x);
-  return call !== null && call.family === provider ? call.dialect : null;
+  return call !== null && call.counts !== true && call.family === provider ? call.dialect : null;
+}
+
+/** Whether `x`, answered by `provider`, is a family's own token count (its answer holds counts, no text). */
+export function ownTokenCount(x: Exchange, provider: string): boolean {
+  const call = ownCall(x);
+  return call !== null && call.counts === true && call.family === provider;
 }
 
 /**
- * The dialect of the family's own chat call `x`'s path names, whatever target serves it: what the
- * client wrote its body in (the hook stage reads a request's text by it before routing has chosen a
- * target); null for any other call.
+ * The dialect of the family's own chat call (or its token count) `x`'s path names, whatever target
+ * serves it: what the client wrote its body in (the hook stage reads a request's text by it before
+ * routing has chosen a target); null for any other call.
  */
 export function passThroughDialect(x: Exchange): OwnDialect | null {
   return ownCall(x)?.dialect ?? null;

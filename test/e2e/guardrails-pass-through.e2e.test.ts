@@ -120,6 +120,31 @@ function send(call: Call, config: string, system: string, question: string, trac
   });
 }
 
+describe('a family\'s own token count through the pass-through', () => {
+  const COUNTS: Call[] = [
+    { name: 'messages count_tokens', family: 'messages', path: '/v1/messages/count_tokens', body: (system, question) => ({ model: 'claude-sonnet-4-0', system, messages: [{ role: 'user', content: question }] }), text: async (res) => String(((await res.json()) as any).input_tokens) },
+    { name: 'countTokens', family: 'cloudb', path: `${CLOUDB_PATH}:countTokens`, body: generateBody, text: async (res) => String(((await res.json()) as any).totalTokens) },
+  ];
+  for (const call of COUNTS) {
+    it(`${call.name}: its request is judged and redacted like the chat call's; its answer (counts, no text) passes the output checks`, async () => {
+      const mock = mockOf(call.family);
+      const before = mock.requests.length;
+      const denied = await send(call, 'in', 'Be brief.', 'count the secret');
+      expect(denied.status).toBe(446);
+      expect(mock.requests.length).toBe(before);
+      const redacted = await send(call, 'in', 'Be brief.', `count ${EMAIL} words`);
+      expect(redacted.status).toBe(200);
+      expect(Number(await call.text(redacted))).toBeGreaterThan(0);
+      expect(JSON.stringify(mock.requests.at(-1)!.json)).not.toContain(EMAIL);
+      // An output deny rule has no text to judge in counts: it passes (it failed them unjudged before).
+      const counted = await send(call, 'deny', 'Be brief.', 'count the secret');
+      expect(counted.status).toBe(200);
+      const answer = (await counted.json()) as any;
+      expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
+    });
+  }
+});
+
 describe('guardrails on a family\'s own chat API through the pass-through', () => {
   for (const call of CALLS) {
     describe(call.name, () => {

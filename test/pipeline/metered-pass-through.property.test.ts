@@ -1,11 +1,12 @@
-// Which pass-through calls are metered (a family's own chat call to a target of that family), and the
+// Which pass-through calls are metered (a family's own chat call to a target of that family), which
+// are read in a family's own dialect (its chat calls and token counts, to any target), and the
 // model such a call names in its path: the ID as the client sent it, percent-encoded or not; an
 // escape that is no escape is kept as written, never thrown on.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
-import { meteredPassThrough, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
+import { meteredPassThrough, ownTokenCount, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
 import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
 import { EVERY_ROUTING_HEADER, gatewayOptions } from '../../runtime/pipeline/options.ts';
 import { requestedModel } from '../../runtime/pipeline/request-model.ts';
@@ -45,6 +46,29 @@ describe('meteredPassThrough', () => {
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'cloudb', null],
     ];
     for (const [method, path, provider, dialect] of cases) expect(meteredPassThrough(passThrough(method as 'POST' | 'GET', path), provider), `${method} ${path} to ${provider}`).toBe(dialect);
+  });
+});
+
+describe('the dialect a pass-through request is read in', () => {
+  it('is the family\'s own chat call\'s or its token count\'s, whatever the target; a token count only to its family is one', () => {
+    const cases: Array<[string, string, string | null, string, boolean]> = [
+      ['POST', '/messages', 'messages', 'anthropic', false],
+      ['POST', '/messages/count_tokens', 'messages', 'anthropic', true],
+      ['POST', '/messages/count_tokens?beta=true', 'messages', 'vendor', false],
+      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'cloudb', true],
+      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'anthropic', false],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'converse', 'cloudc', false],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'messages', 'anthropic', false],
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', null, 'cloudc', false],
+      ['POST', GENERATE('text-embedding-005', 'predict'), null, 'cloudb', false],
+      ['POST', '/threads/t1/messages', null, 'vendor', false],
+      ['GET', '/messages', null, 'anthropic', false],
+    ];
+    for (const [method, path, dialect, provider, counts] of cases) {
+      const x = passThrough(method as 'POST' | 'GET', path);
+      expect(passThroughDialect(x), `${method} ${path}`).toBe(dialect);
+      expect(ownTokenCount(x, provider), `${method} ${path} to ${provider}`).toBe(counts);
+    }
   });
 });
 

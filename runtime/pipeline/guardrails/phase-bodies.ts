@@ -86,6 +86,11 @@ export function ownAnswer(dialect: OwnDialect, framing: OwnFraming | null, bytes
   return { answer: jsonAnswer(bytes), io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
 }
 
+/** A family's own token count's answer: JSON counts, no text (judged as the `""` it holds). */
+export function tokenCountAnswer(bytes: Buffer): ReadAnswer {
+  return { answer: jsonAnswer(bytes), io: ANSWER_BODY.models, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
+}
+
 /** How a family's own answer is framed: a stream's framing, or null for a JSON answer. */
 export function ownFraming(x: Exchange, contentType: unknown): OwnFraming | null {
   if (typeof contentType !== 'string') return null;

@@ -66,11 +66,17 @@ interface Candidate {
   tokens: number;
 }
 
+/** The request's prompt tokens, as the mock counts them: its turns' and system instruction's words, and 3 a turn. */
+function promptTokensOf(body: Json): number {
+  let promptTokens = 0;
+  for (const turn of body.contents as Json[]) promptTokens += words(partsText(turn.parts)).length + 3;
+  if (Array.isArray(body.systemInstruction?.parts)) promptTokens += words(partsText(body.systemInstruction.parts)).length;
+  return promptTokens;
+}
+
 function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; promptTokens: number } {
   const contents = body.contents as Json[];
-  let promptTokens = 0;
-  for (const turn of contents) promptTokens += words(partsText(turn.parts)).length + 3;
-  if (Array.isArray(body.systemInstruction?.parts)) promptTokens += words(partsText(body.systemInstruction.parts)).length;
+  const promptTokens = promptTokensOf(body);
   const last = contents.at(-1)!;
   const lastText = partsText(last.parts);
   const declarations: Json[] = (body.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? []);
@@ -151,6 +157,14 @@ export async function generateContent(ctx: MockContext, model: string, streamed:
 function mergeText(parts: Json[]): Json[] {
   if (parts.every((p) => typeof p.text === 'string')) return [{ text: parts.map((p) => p.text).join('') }];
   return parts;
+}
+
+/** `:countTokens`: generateContent's body, answered with its prompt's count and billable characters. */
+export async function countTokens(ctx: MockContext): Promise<void> {
+  const body = await parse(ctx);
+  if (body === null) return;
+  const characters = (body.contents as Json[]).reduce((n, turn) => n + partsText(turn.parts).replace(/\s/g, '').length, 0);
+  return sendJson(ctx, { totalTokens: promptTokensOf(body), totalBillableCharacters: characters });
 }
 
 export async function predict(ctx: MockContext, model: string): Promise<void> {

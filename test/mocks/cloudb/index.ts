@@ -7,7 +7,7 @@ import { startMockServer, bearerKey, type MockServer } from '../http/mock-server
 import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
-import { generateContent, predict, sendCloudbError } from './generate.ts';
+import { countTokens, generateContent, predict, sendCloudbError } from './generate.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 import { tokenEndpoint, type TokenAuthority } from './token-endpoint.ts';
 
@@ -48,7 +48,7 @@ function keys(): { privateKey: KeyObject; publicKey: KeyObject; other: KeyObject
   return cachedKeys;
 }
 
-const MODEL_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|predict)$/;
+const MODEL_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|predict|countTokens)$/;
 
 export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<CloudbMock> {
   const project = options.project ?? CLOUDB_PROJECT;
@@ -89,6 +89,7 @@ export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<
       if (pathProject !== project) return sendCloudbError(ctx, 403, `Permission denied on resource project ${pathProject}.`);
       if (location !== region) return sendCloudbError(ctx, 400, `Location ${location} is not served by this endpoint.`);
       if (verb === 'predict') return predict(ctx, model);
+      if (verb === 'countTokens') return countTokens(ctx);
       return generateContent(ctx, model, verb === 'streamGenerateContent', promptCache);
     },
   });

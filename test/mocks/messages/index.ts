@@ -1,11 +1,12 @@
 // A protocol-faithful mock of the messages-style API: `x-api-key` and `anthropic-version` checked,
-// POST /v1/messages (JSON and the SSE event sequence), GET /v1/models, everything else echoed.
+// POST /v1/messages (JSON and the SSE event sequence), POST /v1/messages/count_tokens, GET /v1/models,
+// everything else echoed.
 import { startMockServer, type MockServer } from '../http/mock-server.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { sendBytes } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
-import { messages } from './messages.ts';
+import { countTokens, messages } from './messages.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 
 export const MESSAGES_MOCK_KEY = 'sk-ant-mock-key-0001';
@@ -49,6 +50,7 @@ export function startMessagesMock(options: MessagesMockOptions = {}): Promise<Mo
         if (method === 'POST') return messages(ctx, promptCache);
         return sendMessagesError(ctx, 405, { type: 'invalid_request_error', message: `Method ${method} not allowed` });
       }
+      if (path === '/v1/messages/count_tokens' && method === 'POST') return countTokens(ctx);
       if (path === '/v1/models' && method === 'GET') {
         const data = ctx.models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
         return sendMessagesJson(ctx, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });

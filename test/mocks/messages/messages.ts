@@ -48,7 +48,7 @@ export interface MessagesRequest {
  * The API's own checks of `body`; `refuse` answers 400 with the message, and null is returned on a
  * bad body. `pathModel`: the model a path names (cloud C's invoke), whose body then names none.
  */
-export async function readMessagesRequest(body: Record<string, any> | null, refuse: (message: string) => Promise<void>, pathModel: string | null = null): Promise<MessagesRequest | null> {
+export async function readMessagesRequest(body: Record<string, any> | null, refuse: (message: string) => Promise<void>, pathModel: string | null = null, counting = false): Promise<MessagesRequest | null> {
   const bad = async (message: string) => {
     await refuse(message);
     return null;
@@ -56,7 +56,8 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
   if (body === null) return bad('There was an issue with the request body: it is not a JSON object.');
   const model = pathModel ?? body.model;
   if (typeof model !== 'string' || model === '') return bad('model: Field required');
-  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return bad('max_tokens: Field required');
+  // A token count takes the create call's body without its max_tokens.
+  if (!counting && (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)) return bad('max_tokens: Field required');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
   if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
   const turns: Turn[] = [];
@@ -118,11 +119,18 @@ function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns
   return { input_tokens: total - read - write, cache_creation_input_tokens: write, cache_read_input_tokens: read, cache_creation: creation };
 }
 
-function answer(ctx: MockContext, { body, turns, model }: MessagesRequest): Answer {
+/** The request's input tokens, as the mock counts them: its turns' and system prompt's words, and 3 a turn. */
+function inputTokensOf({ body, turns }: MessagesRequest): number {
   let inputTokens = 0;
   for (const turn of turns) inputTokens += words(textOfBlocks(turn.content)).length + 3;
   if (typeof body.system === 'string') inputTokens += words(body.system).length;
   else if (Array.isArray(body.system)) inputTokens += words(textOfBlocks(body.system)).length;
+  return inputTokens;
+}
+
+function answer(ctx: MockContext, request: MessagesRequest): Answer {
+  const { body, turns, model } = request;
+  const inputTokens = inputTokensOf(request);
   const last = turns.at(-1)!;
   const lastText = textOfBlocks(last.content);
   const blocks: Block[] = [];
@@ -161,6 +169,13 @@ export async function messages(ctx: MockContext, cache: MockPromptCache): Promis
     return;
   }
   await sendMessagesJson(ctx, 200, reply.message);
+}
+
+/** POST /v1/messages/count_tokens: the create call's body, answered with its input's count. */
+export async function countTokens(ctx: MockContext): Promise<void> {
+  const request = await readMessagesRequest(jsonObject(ctx), (message) => sendMessagesError(ctx, 400, { message }), null, true);
+  if (request === null) return;
+  await sendMessagesJson(ctx, 200, { input_tokens: inputTokensOf(request) });
 }
 
 /** One event of the stream: its type, and its data. */
