@@ -19,6 +19,8 @@ const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 const MESSAGES_COUNT_PATH = /^\/messages\/count_tokens(?:\?|$)/;
 /** generateContent's token count: its body (contents, system instruction, tools), answered with counts. */
 const COUNT_TOKENS_PATH = /^\/[^?]*:countTokens(?:\?|$)/;
+/** Cloud C's token count: a converse body wrapped (`{"input": {"converse": …}}`), or an invoke body in base64, answered with `inputTokens`. */
+const CONVERSE_COUNT_PATH = /^\/model\/([^/?]+)\/count-tokens(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
 const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent)(?:\?|$)/;
 /** generateContent on a model, which its path names: `…/models/{model}:generateContent`. */
@@ -33,6 +35,9 @@ const CLAUDE_MODEL = /anthropic\.claude/;
 /** A family's own chat dialect, spoken by the pass-through. */
 export type OwnDialect = Exclude<UsageDialect, 'vendor'>;
 
+/** How a request of a family's own call is read: in its dialect, or (cloud C's token count) as the converse body it wraps. */
+export type OwnReading = OwnDialect | 'converseCount';
+
 /** A family's own chat call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCall {
   path: RegExp;
@@ -42,6 +47,8 @@ interface OwnCall {
   model?: RegExp;
   /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
   counts?: true;
+  /** How its request is read, when not as its dialect's body. */
+  reads?: OwnReading;
 }
 
 const OWN_CALLS: readonly OwnCall[] = [
@@ -51,6 +58,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
+  { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'converseCount' },
 ];
 
 function ownCall(x: Exchange): OwnCall | null {
@@ -79,8 +87,9 @@ export function ownTokenCount(x: Exchange, provider: string): boolean {
  * serves it: what the client wrote its body in (the hook stage reads a request's text by it before
  * routing has chosen a target); null for any other call.
  */
-export function passThroughDialect(x: Exchange): OwnDialect | null {
-  return ownCall(x)?.dialect ?? null;
+export function passThroughDialect(x: Exchange): OwnReading | null {
+  const call = ownCall(x);
+  return call === null ? null : call.reads ?? call.dialect;
 }
 
 /** streamGenerateContent: without `alt=sse` its answer is one JSON array of the stream's events, sent as they come. */

@@ -124,6 +124,11 @@ describe('a family\'s own token count through the pass-through', () => {
   const COUNTS: Call[] = [
     { name: 'messages count_tokens', family: 'messages', path: '/v1/messages/count_tokens', body: (system, question) => ({ model: 'claude-sonnet-4-0', system, messages: [{ role: 'user', content: question }] }), text: async (res) => String(((await res.json()) as any).input_tokens) },
     { name: 'countTokens', family: 'cloudb', path: `${CLOUDB_PATH}:countTokens`, body: generateBody, text: async (res) => String(((await res.json()) as any).totalTokens) },
+    {
+      name: 'cloud C\'s count-tokens of a converse body', family: 'cloudc', path: invokePath('count-tokens'),
+      body: (system, question) => ({ input: { converse: { system: [{ text: system }], messages: [{ role: 'user', content: [{ text: question }] }] } } }),
+      text: async (res) => String(((await res.json()) as any).inputTokens),
+    },
   ];
   for (const call of COUNTS) {
     it(`${call.name}: its request is judged and redacted like the chat call's; its answer (counts, no text) passes the output checks`, async () => {
@@ -143,6 +148,20 @@ describe('a family\'s own token count through the pass-through', () => {
       expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
     });
   }
+
+  it('cloud C\'s count-tokens of an invoke body (its model vendor\'s format, in base64) has no text a check can read: a deny rule denies it', async () => {
+    const before = cloudc.requests.length;
+    const body = Buffer.from(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] })).toString('base64');
+    const res = await fetch(`${served.gateway.url}${invokePath('count-tokens')}`, { method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-in', 'content-type': 'application/json' }, body: JSON.stringify({ input: { invokeModel: { body } } }) });
+    expect(res.status).toBe(446);
+    const check = ((await res.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+    expect(check).toMatchObject({ verdict: false, explanation: expect.stringContaining('invoke body') });
+    expect(cloudc.requests.length).toBe(before);
+    // Through a route without such checks the service counts it.
+    const counted = await fetch(`${served.gateway.url}${invokePath('count-tokens')}`, { method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-soft', 'content-type': 'application/json' }, body: JSON.stringify({ input: { invokeModel: { body } } }) });
+    expect(counted.status).toBe(200);
+    expect(((await counted.json()) as any).inputTokens).toBeGreaterThan(0);
+  });
 });
 
 describe('guardrails on a family\'s own chat API through the pass-through', () => {

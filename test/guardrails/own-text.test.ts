@@ -125,9 +125,28 @@ describe('converse', () => {
 });
 
 it('a request body that is not a JSON object has no text a check can read', () => {
-  for (const body of Object.values(OWN_REQUEST_BODY)) {
+  for (const [reading, body] of Object.entries(OWN_REQUEST_BODY)) {
     expect(body.unreadable([1, 2])).toContain('not judged');
     expect(body.unreadable(undefined)).toContain('not judged');
-    expect(body.unreadable({})).toBeNull();
+    expect(body.unreadable(reading === 'converseCount' ? { input: { converse: {} } } : {})).toBeNull();
   }
+});
+
+describe('cloud C\'s token count', () => {
+  const count = OWN_REQUEST_BODY.converseCount;
+  const wrapped = { input: { converse: { system: [{ text: `sys ${EMAIL}` }], messages: [{ role: 'user', content: [{ text: `count ${EMAIL}` }] }] } } };
+
+  it('reads and rewrites the converse body it wraps, and wraps it again', () => {
+    expect(count.textOf(wrapped)).toBe(`count ${EMAIL}`);
+    const { value, found } = count.rewrite(wrapped, redact);
+    expect(found).toBe(2);
+    expect(value).toEqual({ input: { converse: { system: [{ text: 'sys [EMAIL]' }], messages: [{ role: 'user', content: [{ text: 'count [EMAIL]' }] }] } } });
+    expect(count.rewrite({ input: { converse: { messages: [] } } }, redact).found).toBe(0);
+  });
+
+  it('cannot read a count of an invoke body (base64 of the model vendor\'s own format)', () => {
+    const invoke = { input: { invokeModel: { body: Buffer.from('{"messages":[]}').toString('base64') } } };
+    expect(count.unreadable(invoke)).toContain('invoke body');
+    expect(count.rewrite(invoke, redact)).toEqual({ value: invoke, found: 0 });
+  });
 });

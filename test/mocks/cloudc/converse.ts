@@ -36,7 +36,11 @@ function textOf(content: Json[]): string {
 }
 
 async function parse(ctx: MockContext): Promise<Json | null> {
-  const body = jsonObject(ctx);
+  return checkConverse(ctx, jsonObject(ctx));
+}
+
+/** The service's checks of a converse body (a converse call's, or the one a token count wraps); answers 400 and returns null on a bad one. */
+export async function checkConverse(ctx: MockContext, body: Json | null): Promise<Json | null> {
   const bad = async (message: string) => {
     await sendCloudcError(ctx, 400, message);
     return null;
@@ -108,11 +112,17 @@ interface Answer {
   outputTokens: number;
 }
 
+/** A checked converse body's input tokens, as the mock counts them: its turns' and system prompt's words, and 3 a turn. */
+export function converseInputTokens(body: Json): number {
+  let inputTokens = 0;
+  for (const m of body.messages as Json[]) inputTokens += words(textOf(m.content)).length + 3;
+  if (Array.isArray(body.system)) inputTokens += words(textOf(body.system)).length;
+  return inputTokens;
+}
+
 function answer(ctx: MockContext, body: Json): Answer {
   const messages = body.messages as Json[];
-  let inputTokens = 0;
-  for (const m of messages) inputTokens += words(textOf(m.content)).length + 3;
-  if (Array.isArray(body.system)) inputTokens += words(textOf(body.system)).length;
+  const inputTokens = converseInputTokens(body);
   const last = messages.at(-1)!;
   const lastText = textOf(last.content);
   const tools: Json[] = (body.toolConfig?.tools ?? []).filter((t: Json) => t.toolSpec !== undefined);

@@ -1,12 +1,14 @@
 // A protocol-faithful mock of cloud family C: every request must carry a valid SigV4 signature
 // (verified independently here) or a bearer API key; POST /model/{id}/converse answers JSON and
 // /converse-stream the binary event stream; a Claude model's /invoke and /invoke-with-response-stream
-// the messages API's answer and stream (invoke.ts); any other path is echoed.
+// the messages API's answer and stream (invoke.ts); /count-tokens a converse body's or a Claude
+// invoke body's input count (count-tokens.ts); any other path is echoed.
 import { startMockServer, bearerKey, type MockServer } from '../http/mock-server.ts';
 import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { cloudcHeaders, converse, sendCloudcError } from './converse.ts';
+import { countTokens } from './count-tokens.ts';
 import { invoke, isClaude } from './invoke.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 import { verifySigV4, type MockCredential } from './sigv4-verifier.ts';
@@ -28,7 +30,7 @@ export interface CloudcMockOptions {
   port?: number;
 }
 
-const MODEL_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+const MODEL_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/;
 
 export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockServer> {
   const region = options.region ?? CLOUDC_REGION;
@@ -61,6 +63,7 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
       // Only a Claude model's invoke is answered (invoke.ts); another model's own format is echoed, as any other path.
       if (match === null || (match[2].startsWith('invoke') && !isClaude(decodeURIComponent(match[1])))) return echo(ctx);
       if (ctx.record.method !== 'POST') return sendCloudcError(ctx, 405, 'Method not allowed.');
+      if (match[2] === 'count-tokens') return countTokens(ctx, decodeURIComponent(match[1]));
       if (match[2].startsWith('invoke')) return invoke(ctx, decodeURIComponent(match[1]), match[2] === 'invoke-with-response-stream', promptCache);
       return converse(ctx, match[2] === 'converse-stream', promptCache);
     },

@@ -20,7 +20,7 @@ export function isClaude(modelId: string): boolean {
 }
 
 /** The messages API's model name of a Claude model ID (`us.anthropic.claude-3-7-sonnet-20250219-v1:0` → `claude-3-7-sonnet-20250219`). */
-function claudeName(modelId: string): string {
+export function claudeName(modelId: string): string {
   return modelId.slice(modelId.indexOf('anthropic.') + 'anthropic.'.length).replace(/-v\d+(?::\d+)?$/, '');
 }
 

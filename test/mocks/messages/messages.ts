@@ -120,7 +120,7 @@ function usageWithCache(cache: MockPromptCache, body: Record<string, any>, turns
 }
 
 /** The request's input tokens, as the mock counts them: its turns' and system prompt's words, and 3 a turn. */
-function inputTokensOf({ body, turns }: MessagesRequest): number {
+export function inputTokensOf({ body, turns }: MessagesRequest): number {
   let inputTokens = 0;
   for (const turn of turns) inputTokens += words(textOfBlocks(turn.content)).length + 3;
   if (typeof body.system === 'string') inputTokens += words(body.system).length;

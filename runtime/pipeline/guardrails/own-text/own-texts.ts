@@ -1,6 +1,6 @@
 // Each family's own chat dialect's text reader and writer, by dialect, and the bodies the hook
 // stage judges a request and an answer in that dialect with.
-import type { OwnDialect } from '../../metered-pass-through.ts';
+import type { OwnDialect, OwnReading } from '../../metered-pass-through.ts';
 import type { TextTransform } from '../check.ts';
 import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
 import type { PhaseBody } from '../run-hooks.ts';
@@ -48,10 +48,38 @@ function counted(body: unknown, transform: TextTransform, rewrite: (body: Json, 
   return found === 0 ? { value: body, found } : { value, found };
 }
 
-export const OWN_REQUEST_BODY: Record<OwnDialect, PhaseBody> = {
+/** Why cloud C's token count of an invoke body is not read: the body is its model vendor's own format, in base64. */
+const INVOKE_COUNT = 'a token count of an invoke body is in its model vendor\'s own format, where no check can tell the text; not judged';
+
+/** The converse body cloud C's token count wraps (`{"input": {"converse": …}}`), or null for another form. */
+function converseOf(body: unknown): Json | null {
+  const input = isObject(body) ? body.input : undefined;
+  return isObject(input) && isObject(input.converse) ? input.converse : null;
+}
+
+/** Cloud C's token count: the converse body it wraps is read and rewritten as converse's, and wrapped again. */
+const CONVERSE_COUNT_BODY: PhaseBody = {
+  textOf: (body) => {
+    const converse = converseOf(body);
+    return converse === null ? '' : converseText.requestText(converse);
+  },
+  otherTexts: () => NO_OTHER_TEXTS,
+  unreadable: (body) => (converseOf(body) === null ? (isObject(body) ? INVOKE_COUNT : NOT_AN_OBJECT) : null),
+  rewrite: (body, transform) => {
+    const converse = converseOf(body);
+    if (converse === null) return { value: body, found: 0 };
+    const { value, found } = counted(converse, transform, converseText.rewriteRequest);
+    if (found === 0) return { value: body, found };
+    const wrapper = body as Json;
+    return { value: { ...wrapper, input: { ...(wrapper.input as Json), converse: value } }, found };
+  },
+};
+
+export const OWN_REQUEST_BODY: Record<OwnReading, PhaseBody> = {
   messages: requestBody(messagesText),
   generateContent: requestBody(generateContentText),
   converse: requestBody(converseText),
+  converseCount: CONVERSE_COUNT_BODY,
 };
 
 export const OWN_ANSWER_BODY: Record<OwnDialect, PhaseBody> = {
