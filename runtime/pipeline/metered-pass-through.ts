@@ -5,9 +5,11 @@
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
 // Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
 // SDK's Bedrock client and the coding agents built on it call) to a `cloudc` target. The log stage
-// reads their usage in their own dialect, the trace stage names their operation. The rest generate
-// nothing (a token count, files, batches), or answer in a format each model vendor has its own of
-// (another model's invoke), and are neither. Cloud B's and cloud C's name their model in their path.
+// reads their usage in their own dialect, the trace stage names their operation, the hook stages
+// judge their text in it. Their token counts generate nothing and are not metered, but carry the
+// chat call's body, which the hook stages judge as well. The rest generate nothing (files,
+// batches), or answer in a format each model vendor has its own of (another model's invoke), and are
+// none of these. Cloud B's and cloud C's name their model in their path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
