@@ -7,14 +7,11 @@
 // the reading there: what was read until then stands. The body is not kept for the log: it is binary.
 import type { RequestRecord } from '../../core/request-record.ts';
 import { EventStreamDecoder, type EventMessage } from '../../providers/cloudc/event-stream.ts';
-import { jsonObjectOf } from '../../providers/shared/errors.ts';
+import { ownStreamEventOf } from '../../providers/cloudc/own-stream-events.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
 import { estimatedUsage } from './usage-of.ts';
 import type { UsageDone } from './usage-tap.ts';
-
-/** The invoke stream's event whose payload carries one event of the model vendor's own stream. */
-const CHUNK_EVENT = 'chunk';
 
 export class EventStreamUsageTap implements BodyTap {
   readonly #record: RequestRecord;
@@ -63,16 +60,7 @@ export class EventStreamUsageTap implements BodyTap {
   }
 
   #message(message: EventMessage): void {
-    if (message.headers[':message-type'] !== 'event') return;
-    const type = message.headers[':event-type'];
-    const payload = jsonObjectOf(message.payload);
-    if (payload === null) return;
-    if (!this.#chunked) {
-      this.#reading.event(payload, typeof type === 'string' ? type : undefined);
-      return;
-    }
-    if (type !== CHUNK_EVENT || typeof payload.bytes !== 'string') return;
-    const event = jsonObjectOf(Buffer.from(payload.bytes, 'base64'));
-    if (event !== null) this.#reading.event(event, undefined);
+    const { json, type } = ownStreamEventOf(message, this.#chunked);
+    if (json !== null) this.#reading.event(json, type);
   }
 }

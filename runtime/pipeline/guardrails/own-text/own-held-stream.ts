@@ -7,7 +7,7 @@
 // delta that carried that slot, its later pieces emptied, every other event as it came.
 import { parseJson } from '../../../../compiler/config/json-parse.ts';
 import { eventMessageBytes, EventStreamDecoder, EventStreamError } from '../../../providers/cloudc/event-stream.ts';
-import { jsonObjectOf } from '../../../providers/shared/errors.ts';
+import { ownStreamEventOf, rechunked } from '../../../providers/cloudc/own-stream-events.ts';
 import { SseParser } from '../../../providers/shared/sse.ts';
 import type { OwnDialect } from '../../metered-pass-through.ts';
 import { eventText, jsonOf } from '../held-stream.ts';
@@ -103,9 +103,6 @@ function heldArray(text: OwnText, bytes: Buffer): OwnHeldStream | null {
   };
 }
 
-/** The invoke stream's event whose payload carries one event of the messages API's stream. */
-const CHUNK_EVENT = 'chunk';
-
 function heldEventStream(text: OwnText, chunked: boolean, bytes: Buffer): OwnHeldStream | null {
   const decoder = new EventStreamDecoder();
   let messages;
@@ -117,13 +114,7 @@ function heldEventStream(text: OwnText, chunked: boolean, bytes: Buffer): OwnHel
   }
   // A stream cut inside its last message: those bytes go on as they came.
   const rest = bytes.subarray(bytes.length - decoder.pending);
-  const events = messages.map((message) => {
-    const type = message.headers[':message-type'] === 'event' ? message.headers[':event-type'] : undefined;
-    const payload = type === undefined ? null : jsonObjectOf(message.payload);
-    if (!chunked) return { message, payload, json: payload, type: typeof type === 'string' ? type : undefined };
-    const inner = type === CHUNK_EVENT && payload !== null && typeof payload.bytes === 'string' ? jsonObjectOf(Buffer.from(payload.bytes, 'base64')) : null;
-    return { message, payload, json: inner, type: undefined };
-  });
+  const events = messages.map((message) => ({ message, ...ownStreamEventOf(message, chunked) }));
   const placement = new Placement(text, events);
   return {
     answer: placement.answer,
@@ -132,7 +123,7 @@ function heldEventStream(text: OwnText, chunked: boolean, bytes: Buffer): OwnHel
       if (changed.size === 0) return bytes;
       const out = events.map((event, at) => {
         if (!changed.has(at)) return eventMessageBytes(event.message.headerBytes, event.message.payload);
-        const payload = chunked ? { ...event.payload, bytes: Buffer.from(JSON.stringify(event.json)).toString('base64') } : event.json;
+        const payload = chunked ? rechunked(event.payload, event.json!) : event.json;
         return eventMessageBytes(event.message.headerBytes, Buffer.from(JSON.stringify(payload)));
       });
       return Buffer.concat([...out, rest]);
