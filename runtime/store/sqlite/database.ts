@@ -32,6 +32,11 @@ export function openSqliteDatabase(dataDir: string): DatabaseSync {
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commit.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
+    // In memory: every multi-row INSERT of the request log in a transaction keeps a statement journal,
+    // which SQLite otherwise spills to a new file in /var/tmp past 64 KiB (an open, an unlink and a
+    // dozen page writes per INSERT), and which a container with a read-only root may not have. No
+    // query here sorts or groups more than a page of rows without an index (docs/decisions.md).
+    db.exec('PRAGMA temp_store = MEMORY');
     migrate(db, backendMigrations('sqlite'));
     ownerOnly(file);
   } catch (err) {
