@@ -212,7 +212,7 @@ describe('prompt caching through the translated families', () => {
     }
 
     for (const verb of ['converse', 'converse-stream']) {
-      it(`${verb}: logged with its usage (cache reads and writes counted as input), the model its path names, and its cost, as a translated chat is`, async () => {
+      it(`${verb}: logged with its usage (cache reads and writes counted as input), the model its path names (as requested and as answered: a converse answer names none), and its cost, as a translated chat is`, async () => {
         const tag = `passthrough-cloudc-${verb}`;
         await usageOf(await call(`${tag}-1`, verb, `first ${tag}`), verb);
         const res = await call(`${tag}-2`, verb, `second ${tag}`);
@@ -222,7 +222,7 @@ describe('prompt caching through the translated families', () => {
         expect(read).toBeGreaterThan(200);
         const input = usage.inputTokens + read + (usage.cacheWriteInputTokens ?? 0);
         const record = await logged(`${tag}-2`);
-        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudc', model_requested: MODELS.cloudc, stream: verb === 'converse-stream' });
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudc', model_requested: MODELS.cloudc, model_answered: MODELS.cloudc, stream: verb === 'converse-stream' });
         expect(record.usage).toMatchObject({ input_tokens: input, cached_input_tokens: read, output_tokens: usage.outputTokens, estimated: false });
         const pricing = catalog.find(MODELS.cloudc)!.pricing!;
         const expected = ((input - read) * pricing.input_per_million + read * pricing.cached_input_per_million! + usage.outputTokens * pricing.output_per_million) / 1e6;

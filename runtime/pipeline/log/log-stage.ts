@@ -19,7 +19,7 @@ import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
-import { meteredPassThrough } from '../metered-pass-through.ts';
+import { meteredPassThrough, pathModel } from '../metered-pass-through.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -177,10 +177,12 @@ function priceReported(x: Exchange, provider: string, services: Services): void 
 /**
  * Prices an answer the client got. One that names no model (audio, a transcript as text, an image)
  * is recorded as of the model its target sent in place of the requested one (override_params), the
- * model it is priced as, so its record, its metrics and its cost name one model.
+ * model it is priced as, so its record, its metrics and its cost name one model. A family's own call
+ * through the pass-through names its model in its path, and its answer may not (converse's never
+ * does): the path's model answered it.
  */
 function priceAnswer(x: Exchange, provider: string, services: Services): void {
-  const sent = x.record.modelAnswered === null ? overriddenModel(x) : null;
+  const sent = x.record.modelAnswered === null ? (overriddenModel(x) ?? pathModel(x)) : null;
   if (sent !== null) x.record.modelAnswered = recordedModel(sent);
   priceUsage(x, provider, services);
 }
