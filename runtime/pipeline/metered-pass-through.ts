@@ -4,17 +4,19 @@
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
 // Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
-// SDK's Bedrock client and the coding agents built on it call) to a `cloudc` target. The log stage
-// reads their usage in their own dialect, the trace stage names their operation, the hook stages
-// judge their text in it. Their token counts generate nothing and are not metered, but carry the
-// chat call's body, which the hook stages judge as well. The rest generate nothing (files,
-// batches), or answer in a format each model vendor has its own of (another model's invoke), and are
-// none of these. Cloud B's and cloud C's name their model in their path.
+// SDK's Bedrock client and the coding agents built on it call) to a `cloudc` target; and cloud B's
+// embeddings (`:predict` on a text embedding model, as its SDK's embedding model calls it). The log
+// stage reads their usage in their own dialect, the trace stage names their operation, the hook
+// stages judge their text in it. Their token counts generate nothing and are not metered, but carry
+// the chat call's body, which the hook stages judge as well. The rest generate nothing (files,
+// batches), or answer in a format each model vendor has its own of (another model's invoke, another
+// model's `:predict`: an image model's, a multimodal embedding's), and are none of these. Cloud B's
+// and cloud C's name their model in their path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
 import type { Exchange } from './exchange.ts';
-import type { UsageDialect } from './log/usage-of.ts';
+import type { ChatDialect, UsageDialect } from './log/usage-of.ts';
 
 const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 /** The messages API's token count: a create call's body, answered with its input's count. */
@@ -33,18 +35,32 @@ const CONVERSE_PATH = /^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/
 const INVOKE_PATH = /^\/model\/([^/?]+)\/(?:invoke|invoke-with-response-stream)(?:\?|$)/;
 /** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API. */
 const CLAUDE_MODEL = /anthropic\.claude/;
+/** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
+const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
+/**
+ * A text embedding model (`text-embedding-005`, `text-multilingual-embedding-002`,
+ * `gemini-embedding-001`, `textembedding-gecko@003`), whose `:predict` takes texts and answers vectors
+ * with their token counts; not the multimodal one, whose instances are images and video too.
+ */
+const TEXT_EMBEDDING_MODEL = /^(?!multimodal)[^/]*embedding/;
 
 /** A family's own chat dialect, spoken by the pass-through. */
-export type OwnDialect = Exclude<UsageDialect, 'vendor'>;
+export type OwnDialect = ChatDialect;
 
-/** How a request of a family's own call is read: in its dialect, or (cloud C's token count) as the converse body it wraps. */
-export type OwnReading = OwnDialect | 'converseCount';
+/** The dialect a metered pass-through call's answer is read in: a chat dialect, or cloud B's embeddings. */
+export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 
-/** A family's own chat call: its path, the family whose targets answer it, the dialect it speaks. */
+/**
+ * How a request of a family's own call is read: in its dialect, as the converse body it wraps (cloud
+ * C's token count), or as cloud B's embedding instances.
+ */
+export type OwnReading = OwnDialect | 'converseCount' | 'predict';
+
+/** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCall {
   path: RegExp;
   family: string;
-  dialect: OwnDialect;
+  dialect: MeteredDialect;
   /** What the model the path names must match (invoke: a Claude model, whose invoke speaks messages). */
   model?: RegExp;
   /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
@@ -61,6 +77,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'converseCount' },
+  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL },
 ];
 
 function ownCall(x: Exchange): OwnCall | null {
@@ -73,7 +90,7 @@ function ownCall(x: Exchange): OwnCall | null {
 }
 
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
-export function meteredPassThrough(x: Exchange, provider: string): OwnDialect | null {
+export function meteredPassThrough(x: Exchange, provider: string): MeteredDialect | null {
   const call = ownCall(x);
   return call !== null && call.counts !== true && call.family === provider ? call.dialect : null;
 }
@@ -102,11 +119,11 @@ export function streamsJsonArray(x: Exchange): boolean {
   return passThroughDialect(x) === 'generateContent' && STREAM_GENERATE_CONTENT.test(x.upstreamPath);
 }
 
-/** The model a pass-through generateContent, converse or invoke call names in its path; null for any other call. */
+/** The model a pass-through generateContent, converse, invoke or predict call names in its path; null for any other call. */
 export function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;
   const path = x.upstreamPath;
-  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path);
+  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path) ?? PREDICT_PATH.exec(path);
   if (match === null) return null;
   try {
     return decodeURIComponent(match[1]);

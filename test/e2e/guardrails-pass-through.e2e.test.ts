@@ -1,5 +1,5 @@
 // Guardrails on a family's own chat API called through the pass-through (the messages API,
-// generateContent, converse, a Claude model's invoke), as the family's own clients call it: input
+// generateContent, converse, a Claude model's invoke; and cloud B's embeddings), as the family's own clients call it: input
 // checks judge the last user turn's text and deny before the provider is called, a redaction rewrites
 // what the provider gets (cloud C's rewritten body signed again: its mock checks the signature),
 // output redaction rewrites the answer in every framing (JSON, SSE, generateContent's JSON array, the
@@ -161,6 +161,56 @@ describe('a family\'s own token count through the pass-through', () => {
     const counted = await fetch(`${served.gateway.url}${invokePath('count-tokens')}`, { method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-soft', 'content-type': 'application/json' }, body: JSON.stringify({ input: { invokeModel: { body } } }) });
     expect(counted.status).toBe(200);
     expect(((await counted.json()) as any).inputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('cloud B\'s embeddings (`:predict` on a text embedding model) through the pass-through', () => {
+  const PREDICT = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/text-embedding-mock:predict`;
+  const predict = (config: string, instances: unknown[], path = PREDICT) => fetch(`${served.gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudb-${config}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ instances, parameters: { outputDimensionality: 4 } }),
+  });
+
+  it('an input deny rule judges every instance\'s text: denied with 446 before the provider is called', async () => {
+    const before = cloudb.requests.length;
+    const denied = await predict('in', [{ content: 'an innocent line' }, { title: 'notes', content: 'the secret plan' }]);
+    expect(denied.status).toBe(446);
+    const check = ((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+    expect(check).toMatchObject({ verdict: false, error: null });
+    expect(check.explanation).not.toContain('not judged');
+    expect(cloudb.requests.length).toBe(before);
+  });
+
+  it('an input redaction rewrites every instance\'s content and title; the vectors come back as the service made them', async () => {
+    const res = await predict('in', [{ content: `write to ${EMAIL}` }, { title: `from ${EMAIL}`, content: 'plain text', task_type: 'RETRIEVAL_DOCUMENT' }]);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as any;
+    expect(answer.predictions).toHaveLength(2);
+    expect(answer.predictions[0].embeddings.values).toHaveLength(4);
+    const sent = cloudb.requests.at(-1)!.json as any;
+    expect(JSON.stringify(sent)).not.toContain(EMAIL);
+    expect(sent.instances[0].content).toMatch(/^write to \S+$/);
+    expect(sent.instances[1]).toMatchObject({ content: 'plain text', task_type: 'RETRIEVAL_DOCUMENT' });
+    expect(sent.instances[1].title).toMatch(/^from \S+$/);
+  });
+
+  it('its answer (vectors, no text) passes an output deny rule', async () => {
+    const res = await predict('deny', [{ content: 'the secret plan' }]);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as any;
+    expect(answer.predictions[0].embeddings.values).toHaveLength(4);
+    expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
+  });
+
+  it('another model\'s :predict (an image model\'s) is in its own shape: its text checks fail unjudged', async () => {
+    const before = cloudb.requests.length;
+    const path = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/imagen-mock:predict`;
+    const res = await predict('in', [{ prompt: 'a lighthouse' }], path);
+    expect(res.status).toBe(446);
+    const check = ((await res.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+    expect(check.explanation).toContain('not judged');
+    expect(cloudb.requests.length).toBe(before);
   });
 });
 

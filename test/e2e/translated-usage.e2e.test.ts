@@ -135,6 +135,30 @@ describe('prompt caching through the translated families', () => {
       expect(record.cost_usd).toBeGreaterThan(0);
     });
 
+    it(':predict on a text embedding model (its embeddings): logged with its predictions\' token counts summed as input, and the model its path names', async () => {
+      const path = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/text-embedding-mock:predict`;
+      const res = await fetch(`${served.gateway.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-predict', 'content-type': 'application/json' },
+        body: JSON.stringify({ instances: [{ content: 'one two three' }, { content: 'four five six seven eight' }] }),
+      });
+      expect(res.status).toBe(200);
+      const predictions = ((await res.json()) as any).predictions as Array<{ embeddings: { statistics: { token_count: number } } }>;
+      const tokens = predictions.reduce((n, p) => n + p.embeddings.statistics.token_count, 0);
+      expect(tokens).toBeGreaterThan(0);
+      const record = await logged('passthrough-cloudb-predict');
+      expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', model_requested: 'text-embedding-mock', model_answered: 'text-embedding-mock', stream: false });
+      expect(record.usage).toMatchObject({ input_tokens: tokens, output_tokens: 0, total_tokens: tokens, estimated: false });
+      // An image model's :predict answers in its own shape: not metered.
+      const image = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'imagen-mock')}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-imagen', 'content-type': 'application/json' },
+        body: JSON.stringify({ instances: [{ prompt: 'a lighthouse' }] }),
+      });
+      await image.arrayBuffer();
+      expect(await logged('passthrough-cloudb-imagen')).toMatchObject({ model_requested: 'imagen-mock', usage: null });
+    });
+
     it('its token count and other paths stay unmetered: they generate nothing', async () => {
       const res = await fetch(`${served.gateway.url}/v1/models`, { headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'messages', 'x-gateway-trace-id': 'passthrough-messages-models' } });
       await res.arrayBuffer();

@@ -134,6 +134,8 @@ describe('a misbehaving provider', () => {
       'converse passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
       // A Claude model's invoke through cloud C's pass-through: the messages API's answers, a stream's in the event stream's chunks.
       'invoke passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
+      // Cloud B's embeddings through the pass-through: its predictions' token counts summed as the answer goes by.
+      'predict passed through': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', custom_host: raw.baseURL }),
     };
     // Each family's own chat call behind output guardrails that read, rewrite and can deny its answers in its own dialect and framing.
     for (const route of OWN_CALLS) configs[`guarded ${route}`] = JSON.stringify({ ...JSON.parse(configs[route]!), output_guardrails: JSON.parse(guarded).output_guardrails });
@@ -160,6 +162,8 @@ describe('a misbehaving provider', () => {
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
           : call === 'converse passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
+          : call === 'predict passed through'
+            ? await e2e.fetch('/v1/projects/p/locations/us-central1/publishers/google/models/text-embedding-005:predict', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ instances: [{ content: 'hi' }] }) })
           : call === 'invoke passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });
@@ -176,7 +180,7 @@ describe('a misbehaving provider', () => {
           } else {
             const { error } = body;
             expect(error, text.slice(0, 200)).toMatchObject({ message: expect.any(String) });
-            expect(typeof error!.type === 'string' || (call === 'generateContent passed through' && typeof error!.status === 'string'), text.slice(0, 200)).toBe(true);
+            expect(typeof error!.type === 'string' || (CLOUDB_OWN.has(call) && typeof error!.status === 'string'), text.slice(0, 200)).toBe(true);
           }
         }
         if (withFallback && !stream) expect([200, 502, 504, 408]).toContain(res.status);
@@ -190,8 +194,11 @@ describe('a misbehaving provider', () => {
   });
 });
 
-/** Each family's own chat call through the pass-through. */
-const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through'];
+/** Each family's own call through the pass-through (its chat calls, cloud B's embeddings). */
+const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'predict passed through'];
+
+/** Routes to cloud B's own API through the pass-through, whose error bodies name their kind by their rpc `status`. */
+const CLOUDB_OWN: ReadonlySet<string> = new Set(['generateContent passed through', 'predict passed through']);
 
 /** Routes to cloud C's own API through the pass-through, whose error bodies are its own. */
 const CLOUDC_OWN: ReadonlySet<string> = new Set(['converse passed through', 'invoke passed through']);

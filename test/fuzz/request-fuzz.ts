@@ -65,8 +65,8 @@ const anyMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as 
  * (`guarded`: input and output PII redaction and a deny rule), their members of any type: what the
  * hook stages read, rewrite and judge, before the provider and on its answer.
  */
-/** A family's own chat calls through the pass-through, and token counts (paths under /v1). */
-const OWN_CALLS = ['messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke', 'messages/count_tokens?beta=true', 'model/anthropic.claude-x/count-tokens'] as const;
+/** A family's own chat calls through the pass-through, token counts and cloud B's embeddings (paths under /v1). */
+const OWN_CALLS = ['messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke', 'messages/count_tokens?beta=true', 'model/anthropic.claude-x/count-tokens', 'projects/p/locations/l/publishers/google/models/text-embedding-005:predict'] as const;
 
 /** A block or part of any of the families' own shapes, its members of any type. */
 const ownBlock = fc.record({
@@ -112,6 +112,7 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       [OWN_CALLS[3]]: { anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, system: text, messages: turns },
       [OWN_CALLS[4]]: { model: 'claude-sonnet-4-0', system: text, messages: turns },
       [OWN_CALLS[5]]: { input: stream ? { converse: { system: [{ text }], messages: turns } } : { invokeModel: { body: text }, converse: turns } },
+      [OWN_CALLS[6]]: { instances: stream ? turns : [{ content: text }, { title: text, content: 'mail jane.doe@example.com' }] },
     };
     // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.
     const body = endpoint === 'threads/t1/messages' && stream && typeof text === 'string' ? text : JSON.stringify(bodies[endpoint]);

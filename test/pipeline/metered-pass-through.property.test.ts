@@ -45,6 +45,14 @@ describe('meteredPassThrough', () => {
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke-with-response-stream', 'cloudc', 'messages'],
       ['POST', '/model/amazon.titan-text-express-v1/invoke', 'cloudc', null],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'cloudb', null],
+      // Cloud B's embeddings: a text embedding model's :predict; an image model's, the multimodal embedding's, an endpoint's are not.
+      ['POST', GENERATE('text-embedding-005', 'predict'), 'cloudb', 'predict'],
+      ['POST', GENERATE('gemini-embedding-001', 'predict'), 'cloudb', 'predict'],
+      ['POST', GENERATE('textembedding-gecko@003', 'predict'), 'cloudb', 'predict'],
+      ['POST', GENERATE('text-embedding-005', 'predict'), 'vendor', null],
+      ['POST', GENERATE('multimodalembedding@001', 'predict'), 'cloudb', null],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'cloudb', null],
+      ['POST', '/projects/p/locations/l/endpoints/123:predict', 'cloudb', null],
     ];
     for (const [method, path, provider, dialect] of cases) expect(meteredPassThrough(passThrough(method as 'POST' | 'GET', path), provider), `${method} ${path} to ${provider}`).toBe(dialect);
   });
@@ -63,7 +71,8 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'anthropic', false],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'messages', 'anthropic', false],
       ['POST', '/model/amazon.titan-text-express-v1/invoke', null, 'cloudc', false],
-      ['POST', GENERATE('text-embedding-005', 'predict'), null, 'cloudb', false],
+      ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', false],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), null, 'cloudb', false],
       ['POST', '/threads/t1/messages', null, 'vendor', false],
       ['GET', '/messages', null, 'anthropic', false],
     ];
@@ -77,11 +86,11 @@ describe('the dialect a pass-through request is read in', () => {
 
 describe('the model a pass-through call names in its path', () => {
   const modelId = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' });
-  test.prop([modelId, fc.constantFrom('generateContent', 'streamGenerateContent?alt=sse', 'converse', 'converse-stream', 'invoke', 'invoke-with-response-stream')])(
+  test.prop([modelId, fc.constantFrom('generateContent', 'streamGenerateContent?alt=sse', 'predict', 'converse', 'converse-stream', 'invoke', 'invoke-with-response-stream')])(
     'is the ID the client sent, percent-encoded',
     (id, verb) => {
       const encoded = encodeURIComponent(id);
-      const path = verb.includes('GenerateContent') || verb === 'generateContent' ? GENERATE(encoded, verb) : `/model/${encoded}/${verb}`;
+      const path = verb.includes('GenerateContent') || verb === 'generateContent' || verb === 'predict' ? GENERATE(encoded, verb) : `/model/${encoded}/${verb}`;
       expect(pathModel(passThrough('POST', path))).toBe(id);
       // The body's model, when it names one, comes first.
       expect(requestedModel(passThrough('POST', path, { model: 'from-body' }))).toBe('from-body');

@@ -16,6 +16,7 @@ import { startTracing, tracingSettingsFromEnv } from '../../runtime/telemetry/tr
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
+import { CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock, startCloudbMock } from '../mocks/cloudb/index.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -27,6 +28,7 @@ describe('tracing', () => {
   let receiver: OtlpReceiver;
   let mock: VendorMock;
   let messages: MockServer;
+  let cloudb: CloudbMock;
   let dir: string;
   let gateway: RunningGateway | null = null;
 
@@ -34,6 +36,7 @@ describe('tracing', () => {
     receiver = await startOtlpReceiver();
     mock = await startVendorMock({ label: 'traced' });
     messages = await startMessagesMock({ label: 'traced-messages' });
+    cloudb = await startCloudbMock({ label: 'traced-cloudb' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-tracing-'));
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'fallback.json'), JSON.stringify({
@@ -41,11 +44,13 @@ describe('tracing', () => {
       targets: [{ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: 'http://127.0.0.1:9/v1' }, { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }],
     }));
     await writeFile(join(dir, 'configs', 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
+    await writeFile(join(dir, 'configs', 'cloudb.json'), JSON.stringify({ provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount }));
   });
   afterAll(async () => {
     await gateway?.close();
     await mock?.close();
     await messages?.close();
+    await cloudb?.close();
     await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -126,6 +131,22 @@ describe('tracing', () => {
     expect(attempt('messages-create').attributes['gen_ai.operation.name']).toBe('chat');
     expect(server('messages-count').attributes['gen_ai.operation.name']).toBeUndefined();
     expect(attempt('messages-count').attributes['gen_ai.operation.name']).toBeUndefined();
+  });
+
+  it('names cloud B\'s :predict on a text embedding model through the pass-through embeddings, with its summed token counts', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-predict'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
+    const res = await fetch(`${traced.url}/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/text-embedding-mock:predict`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'cloudb-predict', 'content-type': 'application/json' },
+      body: JSON.stringify({ instances: [{ content: 'embed these four words' }] }),
+    });
+    const answer = (await res.json()) as { predictions: Array<{ embeddings: { statistics: { token_count: number } } }> };
+    await traced.close();
+    const server = receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === 'cloudb-predict')!;
+    const attempt = receiver.spans.find((s) => s.kind === 3 && s.parentSpanId === server.spanId)!;
+    expect(server.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': 'cloudb', 'gen_ai.usage.input_tokens': answer.predictions[0].embeddings.statistics.token_count });
+    expect(attempt.attributes['gen_ai.operation.name']).toBe('embeddings');
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {

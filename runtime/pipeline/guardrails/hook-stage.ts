@@ -18,7 +18,7 @@ import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
 import { meteredPassThrough, ownTokenCount } from '../metered-pass-through.ts';
-import { gatewayAnswer, isJsonType, ownAnswer, tokenCountAnswer, ownFraming, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
+import { gatewayAnswer, isJsonType, ownAnswer, ownFraming, textlessAnswer, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
 import { HookRun } from './hook-run.ts';
@@ -94,11 +94,9 @@ export const attemptHookStage: Stage = {
       if (passedOn(x)) {
         // A family's own chat API is read in its dialect when its own family's target answered it.
         const dialect = meteredPassThrough(x, leaf.provider ?? '');
-        if (dialect === null) {
-          // A token count answers counts: no text to judge (its request's text was judged before it went).
-          if (ownTokenCount(x, leaf.provider ?? '')) return judgeHeld(x, run, outcome, response, waited, later, tokenCountAnswer);
-          return judgePassedOn(x, run, outcome, response, waited, later);
-        }
+        // A token count answers counts, cloud B's embeddings vectors: no text to judge (their request's text was judged before it went).
+        if (dialect === 'predict' || (dialect === null && ownTokenCount(x, leaf.provider ?? ''))) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
+        if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));

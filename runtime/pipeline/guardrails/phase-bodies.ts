@@ -86,8 +86,8 @@ export function ownAnswer(dialect: OwnDialect, framing: OwnFraming | null, bytes
   return { answer: jsonAnswer(bytes), io, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
 }
 
-/** A family's own token count's answer: JSON counts, no text (judged as the `""` it holds). */
-export function tokenCountAnswer(bytes: Buffer): ReadAnswer {
+/** A family's own answer without text: a token count's counts, cloud B's embeddings (judged as the `""` they hold). */
+export function textlessAnswer(bytes: Buffer): ReadAnswer {
   return { answer: jsonAnswer(bytes), io: ANSWER_BODY.models, bytesOf: (judged) => Buffer.from(JSON.stringify(judged)), json: true };
 }
 

@@ -83,7 +83,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const tap = eventStream
     ? new EventStreamUsageTap(record, eventDialect, () => inputTokens(x), price)
     : stream
-    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect)
+    // Cloud B's embeddings never stream: a stream on its path is read as the vendor's.
+    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' ? 'vendor' : dialect)
     : new JsonUsageTap(record, price, bodyBytes, dialect);
   return { ...outcome, response: tapped(response, tap) };
 }

@@ -7,17 +7,22 @@ import { chatUsageOf, type MessagesUsage } from '../../providers/anthropic/respo
 import { usageOf as generateContentChatUsageOf, type UsageMetadata } from '../../providers/cloudb/response.ts';
 import { usageOf as converseChatUsageOf, type ConverseUsage } from '../../providers/cloudc/response.ts';
 
+/** A family's own chat API, passed through as it is (UsageDialect). */
+export type ChatDialect = 'messages' | 'generateContent' | 'converse';
+
 /**
  * Whose answers a tap reads: the vendor's shape (chat, completions, embeddings, Responses, audio,
- * images), or a family's own chat API passed through as it is (pipeline/metered-pass-through.ts): the
+ * images), or a family's own API passed through as it is (pipeline/metered-pass-through.ts): the
  * messages API's (`usage` counts prompt-cache reads and writes apart from `input_tokens`; a stream
  * reports usage in message_start and message_delta; a Claude model's invoke through cloud C speaks
  * it too, its stream's events inside AWS's event stream), cloud B's generateContent (`usageMetadata`
  * and `modelVersion` on the answer, or on each event of a stream; a stream without `alt=sse` is one
  * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
- * stream is AWS's binary event stream, read by event-stream-usage-tap.ts).
+ * stream is AWS's binary event stream, read by event-stream-usage-tap.ts); or cloud B's embeddings
+ * (`:predict` on a text embedding model: each prediction's `statistics.token_count`, summed by
+ * predict-usage.ts; the answer names no model).
  */
-export type UsageDialect = 'vendor' | 'messages' | 'generateContent' | 'converse';
+export type UsageDialect = 'vendor' | ChatDialect | 'predict';
 
 /** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
 export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {

@@ -13,8 +13,9 @@ import { spokenTranscript } from '../../providers/shared/chat.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMember } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
-import { converseUsageOf, estimatedUsage, generateContentUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
+import { type ChatDialect, converseUsageOf, estimatedUsage, generateContentUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
+import { PredictTokenCounts } from './predict-usage.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -31,11 +32,15 @@ export type PriceFn = (provider: string, model: string | null, usage: TokenUsage
 /** Called once the usage is known (the body completed). */
 export type UsageDone = (record: RequestRecord) => void;
 
-/** Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its usage reads. */
+/**
+ * Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its
+ * usage reads; or (`counts`) usage counted across the whole answer as it goes by.
+ */
 interface JsonReading {
   model: string | null;
   usage: string;
   read(value: unknown): TokenUsage | null;
+  counts?: () => PredictTokenCounts;
 }
 
 const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
@@ -43,6 +48,8 @@ const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
   messages: { model: 'model', usage: 'usage', read: messagesUsageOf },
   generateContent: { model: 'modelVersion', usage: 'usageMetadata', read: generateContentUsageOf },
   converse: { model: null, usage: 'usage', read: converseUsageOf },
+  // Counted as it goes by (predict-usage.ts): no member holds its usage, and it names no model.
+  predict: { model: null, usage: '', read: () => null, counts: () => new PredictTokenCounts() },
 };
 
 export class JsonUsageTap implements BodyTap {
@@ -56,6 +63,7 @@ export class JsonUsageTap implements BodyTap {
   #tail: Buffer[] = [];
   #tailBytes = 0;
   readonly #reading: JsonReading;
+  readonly #counts: PredictTokenCounts | null;
 
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
   constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0, dialect: UsageDialect = 'vendor') {
@@ -63,11 +71,13 @@ export class JsonUsageTap implements BodyTap {
     this.#done = done;
     this.#bodyBytes = bodyBytes;
     this.#reading = JSON_READINGS[dialect];
+    this.#counts = this.#reading.counts?.() ?? null;
   }
 
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.#bytes += bytes.length;
+    this.#counts?.write(bytes);
     if (this.#head !== null) {
       this.#keepTail(bytes);
       return;
@@ -92,7 +102,11 @@ export class JsonUsageTap implements BodyTap {
   end(): void {
     const chunks = this.#chunks;
     this.#chunks = [];
-    if (this.#head !== null) this.#readEdges();
+    if (this.#counts !== null) {
+      const usage = this.#counts.usage();
+      if (usage !== null) this.#record.usage = usage;
+      if (this.#bodyBytes > 0 && this.#head === null && chunks.length > 0) this.#record.responseBody = redactBody(Buffer.concat(chunks), this.#bodyBytes);
+    } else if (this.#head !== null) this.#readEdges();
     else if (chunks.length > 0) {
       // Two members, not the whole answer: a full parse would cost several microseconds per request.
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
@@ -161,7 +175,7 @@ export class SseUsageTap implements BodyTap {
    * vendor-shaped usage the provider reported outside the client's stream (runtime/pipeline/exchange.ts
    * UpstreamTry), asked at the end when the stream had no usage chunk.
    */
-  constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null, dialect: UsageDialect = 'vendor') {
+  constructor(record: RequestRecord, inputEstimate: (() => number) | null, done: UsageDone, bodyBytes = 0, reported: () => unknown = () => null, dialect: 'vendor' | ChatDialect = 'vendor') {
     this.#own = dialect === 'vendor' ? null : ownStreamReading(dialect, record);
     this.#record = record;
     this.#done = done;

@@ -4,12 +4,14 @@
 import { recordedModel } from '../../core/request-record.ts';
 import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
-import { meteredPassThrough } from '../metered-pass-through.ts';
+import { type MeteredDialect, meteredPassThrough } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
-/** A family's own chat call through the pass-through is a chat (gen_ai.operation.name). */
-const PASS_THROUGH_OPERATION = 'chat';
+/** A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings (gen_ai.operation.name). */
+function passThroughOperation(dialect: MeteredDialect | null): string | null {
+  return dialect === null ? null : dialect === 'predict' ? 'embeddings' : 'chat';
+}
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */
 export function withRequestSpan(x: Exchange, span: RequestSpan | null): Exchange {
@@ -28,7 +30,7 @@ export const attemptTraceStage: Stage = {
       if (span === undefined) return next(x);
       const params = x.params as { model?: unknown } | undefined;
       const provider = node.provider ?? x.options.provider ?? 'unknown';
-      const operation = genAiOperation(x.operationId) ?? (meteredPassThrough(x, provider) !== null ? PASS_THROUGH_OPERATION : null);
+      const operation = genAiOperation(x.operationId) ?? passThroughOperation(meteredPassThrough(x, provider));
       const attempt = span.attempt(path, provider, typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested, operation);
       x.options.passedHeaders.traceparent = attempt.traceparent;
       return next(x).then(

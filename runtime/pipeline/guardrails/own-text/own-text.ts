@@ -11,6 +11,9 @@
 // altered; those are the provider's own words going back to it.
 export type Json = Record<string, unknown>;
 
+/** Why a request in a family's own dialect has no text a check can read. */
+export const NOT_AN_OBJECT = 'the request\'s body is not the JSON object its API takes, where no check can tell the text; not judged';
+
 /** A transformer applied to one text (it counts what it found). */
 export type Apply = (text: string) => string;
 

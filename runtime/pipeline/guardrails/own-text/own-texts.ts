@@ -1,5 +1,5 @@
 // Each family's own chat dialect's text reader and writer, by dialect, and the bodies the hook
-// stage judges a request and an answer in that dialect with.
+// stage judges a request and an answer in that dialect with (and a request of cloud B's embeddings).
 import type { OwnDialect, OwnReading } from '../../metered-pass-through.ts';
 import type { TextTransform } from '../check.ts';
 import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
@@ -7,16 +7,14 @@ import type { PhaseBody } from '../run-hooks.ts';
 import { converseText } from './converse.ts';
 import { generateContentText } from './generate-content.ts';
 import { messagesText } from './messages.ts';
-import { type Apply, isObject, type Json, type OwnText } from './own-text.ts';
+import { type Apply, isObject, type Json, NOT_AN_OBJECT, type OwnText } from './own-text.ts';
+import { PREDICT_REQUEST_BODY } from './predict.ts';
 
 export const OWN_TEXTS: Record<OwnDialect, OwnText> = {
   messages: messagesText,
   generateContent: generateContentText,
   converse: converseText,
 };
-
-/** Why a request in a family's own dialect has no text a check can read. */
-const NOT_AN_OBJECT = 'the request\'s body is not the JSON object its API takes, where no check can tell the text; not judged';
 
 function requestBody(text: OwnText): PhaseBody {
   return {
@@ -80,6 +78,7 @@ export const OWN_REQUEST_BODY: Record<OwnReading, PhaseBody> = {
   generateContent: requestBody(generateContentText),
   converse: requestBody(converseText),
   converseCount: CONVERSE_COUNT_BODY,
+  predict: PREDICT_REQUEST_BODY,
 };
 
 export const OWN_ANSWER_BODY: Record<OwnDialect, PhaseBody> = {

@@ -1,0 +1,46 @@
+// Cloud B's embeddings answer's usage is the sum of its predictions' token counts, read as the bytes
+// go by: however the answer is cut into chunks (a name or a number split between two), whatever
+// spacing it is written with, the sum is the same; an answer without counts has no usage.
+import { fc, test } from '@fast-check/vitest';
+import { expect, it } from 'vitest';
+import { PredictTokenCounts } from '../../runtime/pipeline/log/predict-usage.ts';
+
+/** An answer as the service writes it (statistics before the values), with `space` around its colons and commas. */
+function answer(counts: number[], space: string, dimensions: number): string {
+  const predictions = counts.map((count, i) =>
+    `{"embeddings":{"statistics":{"truncated"${space}:${space}false,${space}"token_count"${space}:${space}${count}},"values":[${Array.from({ length: dimensions }, (_, d) => (((i + 1) * (d + 3)) % 17) / 17 - 0.5).join(',')}]}}`);
+  return `{"predictions":[${predictions.join(`,${space}`)}],"metadata":{"billableCharacterCount":${counts.length * 7}},"deployedModelId":"text-embedding-005"}`;
+}
+
+/** `text` cut at `cuts` (fractions of its length), each piece fed in turn. */
+function summed(text: string, cuts: number[]): ReturnType<PredictTokenCounts['usage']> {
+  const bytes = Buffer.from(text);
+  const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
+  const counts = new PredictTokenCounts();
+  let from = 0;
+  for (const to of [...at, bytes.length]) {
+    counts.write(bytes.subarray(from, to));
+    from = to;
+  }
+  return counts.usage();
+}
+
+test.prop([
+  fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 12 }),
+  fc.constantFrom('', ' ', '\n  '),
+  fc.integer({ min: 0, max: 40 }),
+  fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }),
+], { numRuns: 300 })('the sum of the token counts, however the answer is cut', (counts, space, dimensions, cuts) => {
+  const total = counts.reduce((a, b) => a + b, 0);
+  expect(summed(answer(counts, space, dimensions), cuts)).toEqual({ inputTokens: total, outputTokens: 0, cachedInputTokens: 0, totalTokens: total, estimated: false });
+});
+
+it('cut byte by byte, too', () => {
+  const text = answer([5, 123_456, 7], ' ', 3);
+  expect(summed(text, Array.from({ length: text.length }, (_, i) => i / text.length))?.inputTokens).toBe(123_468);
+});
+
+it('an answer without counts (an error, a model that reports none) has no usage', () => {
+  expect(summed('{"predictions":[{"embeddings":{"values":[0.1,0.2]}}]}', [0.5])).toBeNull();
+  expect(summed('{"error":{"code":400,"message":"token_count must be given"}}', [])).toBeNull();
+});
