@@ -23,7 +23,7 @@ const MESSAGES_PATH = /^\/messages(?:\?|$)/;
 const MESSAGES_COUNT_PATH = /^\/messages\/count_tokens(?:\?|$)/;
 /** generateContent's token count: its body (contents, system instruction, tools), answered with counts. */
 const COUNT_TOKENS_PATH = /^\/[^?]*:countTokens(?:\?|$)/;
-/** Cloud C's token count: a converse body wrapped (`{"input": {"converse": …}}`), or an invoke body in base64, answered with `inputTokens`. */
+/** Cloud C's token count: a converse body wrapped (`{"input": {"converse": …}}`), or an invoke body in base64 (`{"input": {"invokeModel": {"body": …}}}`), answered with `inputTokens`. */
 const CONVERSE_COUNT_PATH = /^\/model\/([^/?]+)\/count-tokens(?:\?|$)/;
 /** generateContent on a publisher's model, a tuned model's endpoint or any resource that takes it. */
 const GENERATE_CONTENT_PATH = /^\/[^?]*:(?:streamGenerateContent|generateContent)(?:\?|$)/;
@@ -51,10 +51,10 @@ export type OwnDialect = ChatDialect;
 export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 
 /**
- * How a request of a family's own call is read: in its dialect, as the converse body it wraps (cloud
- * C's token count), or as cloud B's embedding instances.
+ * How a request of a family's own call is read: in its dialect, as the body cloud C's token count
+ * wraps (a converse body; of a Claude model, its invoke body too), or as cloud B's embedding instances.
  */
-export type OwnReading = OwnDialect | 'converseCount' | 'predict';
+export type OwnReading = OwnDialect | 'converseCount' | 'claudeCount' | 'predict';
 
 /** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCall {
@@ -76,6 +76,8 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
+  // A Claude model's count may wrap its invoke body (the messages API's), which is read too; another model's may not.
+  { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'claudeCount', model: CLAUDE_MODEL },
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'converseCount' },
   { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL },
 ];

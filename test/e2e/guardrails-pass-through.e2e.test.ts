@@ -149,18 +149,36 @@ describe('a family\'s own token count through the pass-through', () => {
     });
   }
 
-  it('cloud C\'s count-tokens of an invoke body (its model vendor\'s format, in base64) has no text a check can read: a deny rule denies it', async () => {
+  const countInvoke = (config: string, model: string, question: string) => fetch(`${served.gateway.url}/v1/model/${encodeURIComponent(model)}/count-tokens`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudc-${config}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, system: 'Be brief.', messages: [{ role: 'user', content: question }] })).toString('base64') } } }),
+  });
+
+  it('a Claude model\'s count-tokens of an invoke body (the messages API\'s, in base64) is judged and redacted like its invoke call', async () => {
     const before = cloudc.requests.length;
-    const body = Buffer.from(JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, messages: [{ role: 'user', content: 'hi' }] })).toString('base64');
-    const res = await fetch(`${served.gateway.url}${invokePath('count-tokens')}`, { method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-in', 'content-type': 'application/json' }, body: JSON.stringify({ input: { invokeModel: { body } } }) });
+    const denied = await countInvoke('in', CLOUDC_MODEL, 'count the secret');
+    expect(denied.status).toBe(446);
+    expect(cloudc.requests.length).toBe(before);
+    const redacted = await countInvoke('in', CLOUDC_MODEL, `count ${EMAIL} words`);
+    expect(redacted.status).toBe(200);
+    expect(((await redacted.json()) as any).inputTokens).toBeGreaterThan(0);
+    const sent = cloudc.requests.at(-1)!.json as any;
+    const invoked = Buffer.from(sent.input.invokeModel.body, 'base64').toString('utf8');
+    expect(invoked).toContain('count ');
+    expect(invoked).not.toContain(EMAIL);
+  });
+
+  it('another model\'s count-tokens of an invoke body (its vendor\'s own format, in base64) has no text a check can read: a deny rule denies it', async () => {
+    const before = cloudc.requests.length;
+    const res = await countInvoke('in', 'amazon.nova-lite-v1:0', 'hi');
     expect(res.status).toBe(446);
     const check = ((await res.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
     expect(check).toMatchObject({ verdict: false, explanation: expect.stringContaining('invoke body') });
     expect(cloudc.requests.length).toBe(before);
-    // Through a route without such checks the service counts it.
-    const counted = await fetch(`${served.gateway.url}${invokePath('count-tokens')}`, { method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-soft', 'content-type': 'application/json' }, body: JSON.stringify({ input: { invokeModel: { body } } }) });
-    expect(counted.status).toBe(200);
-    expect(((await counted.json()) as any).inputTokens).toBeGreaterThan(0);
+    // Through a route without such checks it reaches the service (which counts only the models it can).
+    await (await countInvoke('soft', 'amazon.nova-lite-v1:0', 'hi')).arrayBuffer();
+    expect(cloudc.requests.length).toBe(before + 1);
   });
 });
 

@@ -111,7 +111,8 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       [OWN_CALLS[2]]: { system: [{ text }], messages: turns },
       [OWN_CALLS[3]]: { anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, system: text, messages: turns },
       [OWN_CALLS[4]]: { model: 'claude-sonnet-4-0', system: text, messages: turns },
-      [OWN_CALLS[5]]: { input: stream ? { converse: { system: [{ text }], messages: turns } } : { invokeModel: { body: text }, converse: turns } },
+      // A Claude model's count: a converse body, or its invoke body (the messages API's) in base64; of any shape.
+      [OWN_CALLS[5]]: { input: stream ? { converse: { system: [{ text }], messages: turns } } : { invokeModel: { body: typeof text === 'string' ? Buffer.from(JSON.stringify({ system: text, messages: turns })).toString('base64') : text }, converse: turns } },
       [OWN_CALLS[6]]: { instances: stream ? turns : [{ content: text }, { title: text, content: 'mail jane.doe@example.com' }] },
     };
     // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.

@@ -128,7 +128,7 @@ it('a request body that is not a JSON object has no text a check can read', () =
   for (const [reading, body] of Object.entries(OWN_REQUEST_BODY)) {
     expect(body.unreadable([1, 2])).toContain('not judged');
     expect(body.unreadable(undefined)).toContain('not judged');
-    expect(body.unreadable(reading === 'converseCount' ? { input: { converse: {} } } : {})).toBeNull();
+    expect(body.unreadable(reading === 'converseCount' || reading === 'claudeCount' ? { input: { converse: {} } } : {})).toBeNull();
   }
 });
 
@@ -144,9 +144,38 @@ describe('cloud C\'s token count', () => {
     expect(count.rewrite({ input: { converse: { messages: [] } } }, redact).found).toBe(0);
   });
 
-  it('cannot read a count of an invoke body (base64 of the model vendor\'s own format)', () => {
+  it('cannot read another model\'s count of an invoke body (base64 of the model vendor\'s own format)', () => {
     const invoke = { input: { invokeModel: { body: Buffer.from('{"messages":[]}').toString('base64') } } };
     expect(count.unreadable(invoke)).toContain('invoke body');
     expect(count.rewrite(invoke, redact)).toEqual({ value: invoke, found: 0 });
+  });
+
+  describe('of a Claude model', () => {
+    const claude = OWN_REQUEST_BODY.claudeCount;
+    const invokeBody = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 9, system: `sys ${EMAIL}`, messages: [{ role: 'user', content: [{ type: 'text', text: `count ${EMAIL}` }] }] };
+    const invoke = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invokeBody)).toString('base64') } } };
+    const decoded = (value: unknown) => JSON.parse(Buffer.from((value as typeof invoke).input.invokeModel.body, 'base64').toString('utf8'));
+
+    it('reads its invoke body (the messages API\'s, in base64) and rewrites it in base64 again', () => {
+      expect(claude.unreadable(invoke)).toBeNull();
+      expect(claude.textOf(invoke)).toBe(`count ${EMAIL}`);
+      const { value, found } = claude.rewrite(invoke, redact);
+      expect(found).toBe(2);
+      expect(decoded(value)).toEqual({ ...invokeBody, system: 'sys [EMAIL]', messages: [{ role: 'user', content: [{ type: 'text', text: 'count [EMAIL]' }] }] });
+      expect(claude.rewrite({ input: { invokeModel: { body: Buffer.from('{"messages":[]}').toString('base64') } } }, redact).found).toBe(0);
+    });
+
+    it('reads a converse body it wraps as the other models\' counts do', () => {
+      expect(claude.textOf(wrapped)).toBe(`count ${EMAIL}`);
+      expect(claude.rewrite(wrapped, redact)).toEqual(count.rewrite(wrapped, redact));
+    });
+
+    it('cannot read an invoke body whose base64 holds no JSON object', () => {
+      for (const body of [Buffer.from('not json').toString('base64'), Buffer.from('[1]').toString('base64'), 42]) {
+        const odd = { input: { invokeModel: { body } } };
+        expect(claude.unreadable(odd)).toContain('not base64 of the JSON object');
+        expect(claude.rewrite(odd, redact)).toEqual({ value: odd, found: 0 });
+      }
+    });
   });
 });

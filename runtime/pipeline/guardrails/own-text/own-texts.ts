@@ -4,6 +4,7 @@ import type { OwnDialect, OwnReading } from '../../metered-pass-through.ts';
 import type { TextTransform } from '../check.ts';
 import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
 import type { PhaseBody } from '../run-hooks.ts';
+import { parseJson } from '../../../../compiler/config/json-parse.ts';
 import { converseText } from './converse.ts';
 import { generateContentText } from './generate-content.ts';
 import { messagesText } from './messages.ts';
@@ -46,38 +47,66 @@ function counted(body: unknown, transform: TextTransform, rewrite: (body: Json, 
   return found === 0 ? { value: body, found } : { value, found };
 }
 
-/** Why cloud C's token count of an invoke body is not read: the body is its model vendor's own format, in base64. */
+/** Why cloud C's token count of another model's invoke body is not read: the body is its model vendor's own format, in base64. */
 const INVOKE_COUNT = 'a token count of an invoke body is in its model vendor\'s own format, where no check can tell the text; not judged';
+/** Why a Claude model's count of an invoke body is not read: its base64 does not hold the messages API's JSON object. */
+const BAD_INVOKE_COUNT = 'a token count\'s invoke body is not base64 of the JSON object its API takes, where no check can tell the text; not judged';
 
-/** The converse body cloud C's token count wraps (`{"input": {"converse": …}}`), or null for another form. */
-function converseOf(body: unknown): Json | null {
+/** The body cloud C's token count wraps: a converse body, or (`invokeModel.body`, base64) an invoke body and the member holding it. */
+type Counted = { dialect: 'converse'; body: Json } | { dialect: 'messages'; body: Json; invokeModel: Json };
+
+/**
+ * What cloud C's token count counts: `{"input": {"converse": …}}`, or, of a Claude model (whose invoke
+ * speaks the messages API), `{"input": {"invokeModel": {"body": <base64 of its JSON>}}}`; null for
+ * another form (another model's invoke body, base64 that holds no JSON object).
+ */
+function countedOf(body: unknown, claude: boolean): Counted | null {
   const input = isObject(body) ? body.input : undefined;
-  return isObject(input) && isObject(input.converse) ? input.converse : null;
+  if (!isObject(input)) return null;
+  if (isObject(input.converse)) return { dialect: 'converse', body: input.converse };
+  const invokeModel = input.invokeModel;
+  if (!claude || !isObject(invokeModel) || typeof invokeModel.body !== 'string') return null;
+  try {
+    const invoked = parseJson(Buffer.from(invokeModel.body, 'base64').toString('utf8'));
+    return isObject(invoked) ? { dialect: 'messages', body: invoked, invokeModel } : null;
+  } catch {
+    return null;
+  }
 }
 
-/** Cloud C's token count: the converse body it wraps is read and rewritten as converse's, and wrapped again. */
-const CONVERSE_COUNT_BODY: PhaseBody = {
-  textOf: (body) => {
-    const converse = converseOf(body);
-    return converse === null ? '' : converseText.requestText(converse);
-  },
-  otherTexts: () => NO_OTHER_TEXTS,
-  unreadable: (body) => (converseOf(body) === null ? (isObject(body) ? INVOKE_COUNT : NOT_AN_OBJECT) : null),
-  rewrite: (body, transform) => {
-    const converse = converseOf(body);
-    if (converse === null) return { value: body, found: 0 };
-    const { value, found } = counted(converse, transform, converseText.rewriteRequest);
-    if (found === 0) return { value: body, found };
-    const wrapper = body as Json;
-    return { value: { ...wrapper, input: { ...(wrapper.input as Json), converse: value } }, found };
-  },
-};
+/**
+ * Cloud C's token count: the body it counts is read and rewritten in its dialect (converse's, or a
+ * Claude model's invoke body as the messages API's), and wrapped again (an invoke body in base64).
+ */
+function countBody(claude: boolean): PhaseBody {
+  return {
+    textOf: (body) => {
+      const inner = countedOf(body, claude);
+      return inner === null ? '' : OWN_TEXTS[inner.dialect].requestText(inner.body);
+    },
+    otherTexts: () => NO_OTHER_TEXTS,
+    unreadable: (body) => (countedOf(body, claude) !== null ? null : !isObject(body) ? NOT_AN_OBJECT : claude && isObject(body.input) && isObject(body.input.invokeModel) ? BAD_INVOKE_COUNT : INVOKE_COUNT),
+    rewrite: (body, transform) => {
+      const inner = countedOf(body, claude);
+      if (inner === null) return { value: body, found: 0 };
+      const { value, found } = counted(inner.body, transform, OWN_TEXTS[inner.dialect].rewriteRequest);
+      if (found === 0) return { value: body, found };
+      const wrapper = body as Json;
+      const input = wrapper.input as Json;
+      const rewritten = inner.dialect === 'converse'
+        ? { ...input, converse: value }
+        : { ...input, invokeModel: { ...inner.invokeModel, body: Buffer.from(JSON.stringify(value)).toString('base64') } };
+      return { value: { ...wrapper, input: rewritten }, found };
+    },
+  };
+}
 
 export const OWN_REQUEST_BODY: Record<OwnReading, PhaseBody> = {
   messages: requestBody(messagesText),
   generateContent: requestBody(generateContentText),
   converse: requestBody(converseText),
-  converseCount: CONVERSE_COUNT_BODY,
+  converseCount: countBody(false),
+  claudeCount: countBody(true),
   predict: PREDICT_REQUEST_BODY,
 };
 
