@@ -40,6 +40,10 @@ it('cut byte by byte, too', () => {
   expect(summed(text, Array.from({ length: text.length }, (_, i) => i / text.length))?.inputTokens).toBe(123_468);
 });
 
+it('leaves out a count no service reports (past 2^53: Infinity as a number)', () => {
+  expect(summed(answer([3, 4], '', 2).replace('"token_count":4', `"token_count":${'9'.repeat(400)}`), [0.3])?.inputTokens).toBe(3);
+});
+
 it('an answer without counts (an error, a model that reports none) has no usage', () => {
   expect(summed('{"predictions":[{"embeddings":{"values":[0.1,0.2]}}]}', [0.5])).toBeNull();
   expect(summed('{"error":{"code":400,"message":"token_count must be given"}}', [])).toBeNull();

@@ -51,8 +51,10 @@ export class PredictTokenCounts {
         read = at;
         break;
       }
-      if (i > start) {
-        this.#tokens += Number(bytes.toString('latin1', start, i));
+      // A count past 2^53 (hundreds of digits: Infinity) is no count a service reports: left out.
+      const tokens = i > start ? Number(bytes.toString('latin1', start, i)) : NaN;
+      if (Number.isSafeInteger(tokens)) {
+        this.#tokens += tokens;
         this.#found = true;
       }
       from = read = i;
