@@ -8,10 +8,12 @@
 // embeddings (`:predict` on a text embedding model, as its SDK's embedding model calls it). The log
 // stage reads their usage in their own dialect, the trace stage names their operation, the hook
 // stages judge their text in it. Their token counts generate nothing and are not metered, but carry
-// the chat call's body, which the hook stages judge as well. The rest generate nothing (files,
-// batches), or answer in a format each model vendor has its own of (another model's invoke, another
-// model's `:predict`: an image model's, a multimodal embedding's), and are none of these. Cloud B's
-// and cloud C's name their model in their path.
+// the chat call's body, which the hook stages judge as well. Another model's invoke answers in its
+// vendor's own format, which no check can read, but the service reports its counts beside it: it is
+// metered (the `invoke` dialect) and judged as the rest of the pass-through. The rest generate
+// nothing (files, batches), or answer in a format each model vendor has its own of (another model's
+// `:predict`: an image model's, a multimodal embedding's), and are none of these. Cloud B's and
+// cloud C's name their model in their path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
@@ -65,8 +67,8 @@ interface OwnCall {
   model?: RegExp;
   /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
   counts?: true;
-  /** How its request is read, when not as its dialect's body. */
-  reads?: OwnReading;
+  /** How its request is read, when not as its dialect's body (null: it is not read, its body is its vendor's own format). */
+  reads?: OwnReading | null;
 }
 
 const OWN_CALLS: readonly OwnCall[] = [
@@ -74,6 +76,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
   // A Claude model's count may wrap its invoke body (the messages API's), which is read too; another model's may not.
@@ -110,7 +113,9 @@ export function ownTokenCount(x: Exchange, provider: string): boolean {
  */
 export function passThroughDialect(x: Exchange): OwnReading | null {
   const call = ownCall(x);
-  return call === null ? null : call.reads ?? call.dialect;
+  if (call === null) return null;
+  if (call.reads !== undefined) return call.reads;
+  return call.dialect === 'invoke' ? null : call.dialect;
 }
 
 /** streamGenerateContent: without `alt=sse` its answer is one JSON array of the stream's events, sent as they come. */

@@ -232,6 +232,26 @@ describe('cloud B\'s embeddings (`:predict` on a text embedding model) through t
   });
 });
 
+describe('another model\'s invoke through cloud C\'s pass-through (its vendor\'s own format, metered by the service\'s counts)', () => {
+  const invokeTitan = (config: string, trace: string) => fetch(`${served.gateway.url}/v1/model/amazon.titan-text-express-v1/invoke`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudc-${config}`, 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+    body: JSON.stringify({ inputText: 'tell me the secret' }),
+  });
+
+  it('has no text a check can read: its request\'s text checks fail unjudged before the provider is called, its answer\'s after', async () => {
+    const before = cloudc.requests.length;
+    const denied = await invokeTitan('in', 'titan-in');
+    expect(denied.status).toBe(446);
+    expect(((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0].explanation).toContain('not judged');
+    expect(cloudc.requests.length).toBe(before);
+    const answered = await invokeTitan('deny', 'titan-out');
+    expect(answered.status).toBe(446);
+    expect(((await answered.json()) as any).hook_results.after_request_hooks[0].checks[0].explanation).toContain('not judged');
+    expect(cloudc.requests.length).toBe(before + 1);
+  });
+});
+
 describe('guardrails on a family\'s own chat API through the pass-through', () => {
   for (const call of CALLS) {
     describe(call.name, () => {

@@ -280,7 +280,44 @@ describe('prompt caching through the translated families', () => {
       });
     }
 
-    it('another model\'s invoke answers in its own vendor\'s format: not metered', async () => {
+    const invokeTitan = (trace: string, verb: string) => fetch(`${served.gateway.url}/v1/model/amazon.titan-text-express-v1/${verb}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputText: 'name three rivers of europe', textGenerationConfig: { maxTokenCount: 64 } }),
+    });
+
+    for (const verb of ['invoke', 'invoke-with-response-stream']) {
+      it(`another model's ${verb} (its vendor's own format): logged with the counts the service reports beside it, and the model its path names`, async () => {
+        const tag = `passthrough-cloudc-titan-${verb}`;
+        const res = await invokeTitan(tag, verb);
+        expect(res.status).toBe(200);
+        let reported: { input: number; output: number };
+        if (verb === 'invoke') {
+          await res.arrayBuffer();
+          reported = { input: Number(res.headers.get('x-amzn-bedrock-input-token-count')), output: Number(res.headers.get('x-amzn-bedrock-output-token-count')) };
+        } else {
+          const chunks = new EventStreamDecoder().push(Buffer.from(await res.arrayBuffer())).map((m) => JSON.parse(Buffer.from(JSON.parse(m.payload.toString()).bytes, 'base64').toString()));
+          const metrics = chunks.at(-1)['amazon-bedrock-invocationMetrics'];
+          reported = { input: metrics.inputTokenCount, output: metrics.outputTokenCount };
+        }
+        expect(reported.input).toBeGreaterThan(0);
+        const record = await logged(tag);
+        expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudc', model_requested: 'amazon.titan-text-express-v1', model_answered: 'amazon.titan-text-express-v1', stream: verb !== 'invoke' });
+        expect(record.usage).toMatchObject({ input_tokens: reported.input, output_tokens: reported.output, estimated: false });
+      });
+    }
+
+    it('another model\'s invoke stream cut before its last chunk is estimated: the request\'s input and the text its chunks carried', async () => {
+      cloudc.script({ path: '/model/amazon.titan-text-express-v1/invoke-with-response-stream', breakAfter: 2 });
+      const res = await invokeTitan('passthrough-cloudc-titan-cut', 'invoke-with-response-stream');
+      await res.arrayBuffer().catch(() => null);
+      const record = await logged('passthrough-cloudc-titan-cut');
+      expect(record.usage).toMatchObject({ estimated: true });
+      expect(record.usage.input_tokens).toBeGreaterThan(0);
+      expect(record.usage.output_tokens).toBeGreaterThan(0);
+    });
+
+    it('another model\'s invoke whose answer reports no counts (some vendors\' models): no usage', async () => {
       const res = await fetch(`${served.gateway.url}/v1/model/vendorx.chat-mock-v1%3A0/invoke`, {
         method: 'POST',
         headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': 'passthrough-cloudc-other-invoke', 'content-type': 'application/json' },

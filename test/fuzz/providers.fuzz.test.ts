@@ -54,6 +54,9 @@ const oddEventMessage = fc.oneof(
     .map(({ type, ...payload }) => eventMessage(type, payload)),
   oddMessagesEvent.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })),
   fc.constantFrom('chunk', 'metadata').map((type) => eventMessage(type, { bytes: 'not base64 of JSON %%%' })),
+  // Another model's invoke stream: chunks of its vendor's own format, the service's counts of any shape.
+  fc.record({ outputText: oddMember, 'amazon-bedrock-invocationMetrics': fc.oneof(oddMember, fc.record({ inputTokenCount: oddCount, outputTokenCount: oddCount, cacheReadInputTokenCount: oddCount }, { requiredKeys: [] })) }, { requiredKeys: [] })
+    .map((chunk) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(chunk)).toString('base64') })),
   fc.constant(exceptionMessage('throttlingException', 'slow down')),
 );
 const oddEventStream = fc.tuple(fc.array(oddEventMessage, { maxLength: 5 }), fc.option(fc.nat()))
@@ -91,6 +94,10 @@ const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
   fc.constant<RawAnswer>({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: ${'x'.repeat(1024 * 1024)}` }),
   fc.constantFrom('application/json', 'text/event-stream', 'text/plain').map((type): RawAnswer => ({ bytes: `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ntransfer-encoding: chunked\r\n\r\nZZZ\r\n` })),
   fc.constant<RawAnswer>({ bytes: httpAnswer(200, '<html>oops</html>') }),
+  // An invoke answer's counts in its headers, of any value.
+  fc.tuple(fc.constantFrom('14', '-1', '1e5', '99999999999999999999', 'abc', ' 7 ', ''), fc.constantFrom('3', 'x', '')).map(([input, output]): RawAnswer => ({
+    bytes: `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-amzn-bedrock-input-token-count: ${input}\r\nx-amzn-bedrock-output-token-count: ${output}\r\ncontent-length: 17\r\n\r\n{"outputText":""}`,
+  })),
   fc.constant<RawAnswer>({ bytes: httpAnswer(200, '{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}') }),
 );
 
@@ -134,6 +141,8 @@ describe('a misbehaving provider', () => {
       'converse passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
       // A Claude model's invoke through cloud C's pass-through: the messages API's answers, a stream's in the event stream's chunks.
       'invoke passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
+      // Another model's invoke through cloud C's pass-through: its vendor's own format, metered by the service's counts (headers, a stream's last chunk).
+      'other invoke passed through': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL }),
       // Cloud B's embeddings through the pass-through: its predictions' token counts summed as the answer goes by.
       'predict passed through': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', custom_host: raw.baseURL }),
     };
@@ -162,6 +171,8 @@ describe('a misbehaving provider', () => {
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) })
           : call === 'converse passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
+          : call === 'other invoke passed through'
+            ? await e2e.fetch(`/v1/model/amazon.titan-text-express-v1/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ inputText: 'hi' }) })
           : call === 'predict passed through'
             ? await e2e.fetch('/v1/projects/p/locations/us-central1/publishers/google/models/text-embedding-005:predict', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ instances: [{ content: 'hi' }] }) })
           : call === 'invoke passed through'
@@ -194,14 +205,14 @@ describe('a misbehaving provider', () => {
   });
 });
 
-/** Each family's own call through the pass-through (its chat calls, cloud B's embeddings). */
-const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'predict passed through'];
+/** Each family's own call through the pass-through (its chat calls, another model's invoke, cloud B's embeddings). */
+const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'other invoke passed through', 'predict passed through'];
 
 /** Routes to cloud B's own API through the pass-through, whose error bodies name their kind by their rpc `status`. */
 const CLOUDB_OWN: ReadonlySet<string> = new Set(['generateContent passed through', 'predict passed through']);
 
 /** Routes to cloud C's own API through the pass-through, whose error bodies are its own. */
-const CLOUDC_OWN: ReadonlySet<string> = new Set(['converse passed through', 'invoke passed through']);
+const CLOUDC_OWN: ReadonlySet<string> = new Set(['converse passed through', 'invoke passed through', 'other invoke passed through']);
 
 /** Requests whose answers the gateway passes to the client as they come (and meters by the usage they report). */
 const PASSED_THROUGH: Record<'images' | 'speech', [string, Record<string, unknown>]> = {

@@ -43,7 +43,10 @@ describe('meteredPassThrough', () => {
       ['POST', '/model/amazon.nova-lite-v1%3A0/converse-stream', 'cloudc', 'converse'],
       ['POST', '/model/us.anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'cloudc', 'messages'],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke-with-response-stream', 'cloudc', 'messages'],
-      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'cloudc', null],
+      // Another model's invoke: its vendor's own format, metered by the counts the service reports beside it.
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'cloudc', 'invoke'],
+      ['POST', '/model/meta.llama3-70b-instruct-v1%3A0/invoke-with-response-stream', 'cloudc', 'invoke'],
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'anthropic', null],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'cloudb', null],
       // Cloud B's embeddings: a text embedding model's :predict; an image model's, the multimodal embedding's, an endpoint's are not.
       ['POST', GENERATE('text-embedding-005', 'predict'), 'cloudb', 'predict'],

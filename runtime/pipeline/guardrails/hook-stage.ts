@@ -96,7 +96,8 @@ export const attemptHookStage: Stage = {
         const dialect = meteredPassThrough(x, leaf.provider ?? '');
         // A token count answers counts, cloud B's embeddings vectors: no text to judge (their request's text was judged before it went).
         if (dialect === 'predict' || (dialect === null && ownTokenCount(x, leaf.provider ?? ''))) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
-        if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
+        // Another model's invoke answers in its vendor's own format: judged as the rest of the pass-through.
+        if (dialect === null || dialect === 'invoke') return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));

@@ -2,7 +2,8 @@
 // as it goes to the client through cloud C's pass-through: converse-stream, whose events are named
 // by their `:event-type` (its last, `metadata`, carries the usage), and a Claude model's
 // invoke-with-response-stream, whose `chunk` events each carry one event of the messages API's
-// stream as base64 `bytes`. A stream cut before its last count has the input it counted, else the
+// stream as base64 `bytes` (another model's carry its vendor's own, the service's counts added to
+// the last). A stream cut before its last count has the input it counted, else the
 // estimate of the request's, and the estimate of the text it carried. Framing that is corrupt ends
 // the reading there: what was read until then stands. The body is not kept for the log: it is binary.
 import type { RequestRecord } from '../../core/request-record.ts';
@@ -19,21 +20,22 @@ export class EventStreamUsageTap implements BodyTap {
   readonly #done: UsageDone;
   readonly #decoder = new EventStreamDecoder();
   readonly #reading: OwnStreamReading;
-  /** `chunk` events carry the messages API's stream (invoke), not converse's events. */
+  /** `chunk` events carry the model's own stream (invoke), not converse's events. */
   readonly #chunked: boolean;
   /** The framing broke: nothing after it is read. */
   #corrupt = false;
 
   /**
-   * `dialect`: `converse` (converse-stream) or `messages` (a Claude model's invoke stream).
-   * `inputEstimate`: the request's input tokens, estimated; asked only when the stream counted none.
+   * `dialect`: `converse` (converse-stream), `messages` (a Claude model's invoke stream) or `invoke`
+   * (another model's). `inputEstimate`: the request's input tokens, estimated; asked only when the
+   * stream counted none.
    */
-  constructor(record: RequestRecord, dialect: 'converse' | 'messages', inputEstimate: () => number, done: UsageDone) {
+  constructor(record: RequestRecord, dialect: 'converse' | 'messages' | 'invoke', inputEstimate: () => number, done: UsageDone) {
     this.#record = record;
     this.#inputEstimate = inputEstimate;
     this.#done = done;
     this.#reading = ownStreamReading(dialect, record);
-    this.#chunked = dialect === 'messages';
+    this.#chunked = dialect !== 'converse';
   }
 
   write(chunk: Buffer | string): void {

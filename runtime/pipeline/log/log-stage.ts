@@ -69,8 +69,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const provider = outcome.provider;
   // A family's own chat call through the pass-through is metered like a chat, its usage read in its own dialect.
   const dialect = meteredPassThrough(x, provider) ?? 'vendor';
-  // Cloud C's binary event stream (converse-stream, a Claude model's invoke stream): a stream too.
-  const eventDialect = dialect === 'converse' || dialect === 'messages' ? dialect : null;
+  // Cloud C's binary event stream (converse-stream, an invoke stream): a stream too.
+  const eventDialect = dialect === 'converse' || dialect === 'messages' || dialect === 'invoke' ? dialect : null;
   const eventStream = eventDialect !== null && typeof contentType === 'string' && EVENT_STREAM_TYPE.test(contentType);
   record.stream = stream || eventStream;
   const metering = dialect !== 'vendor' ? 'estimated' : meteringOf(x);
@@ -83,9 +83,9 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const tap = eventStream
     ? new EventStreamUsageTap(record, eventDialect, () => inputTokens(x), price)
     : stream
-    // Cloud B's embeddings never stream: a stream on its path is read as the vendor's.
-    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' ? 'vendor' : dialect)
-    : new JsonUsageTap(record, price, bodyBytes, dialect);
+    // Cloud B's embeddings and cloud C's invoke never answer SSE: such a stream on their path is read as the vendor's.
+    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' || dialect === 'invoke' ? 'vendor' : dialect)
+    : new JsonUsageTap(record, price, bodyBytes, dialect, response.headers);
   return { ...outcome, response: tapped(response, tap) };
 }
 

@@ -5,7 +5,7 @@
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { MessagesUsageCount } from '../../providers/anthropic/response.ts';
 import type { GenerateContentResponse } from '../../providers/cloudb/response.ts';
-import { converseUsageOf, cutShortUsage, generateContentUsageOf, messagesUsageOf } from './usage-of.ts';
+import { converseUsageOf, cutShortUsage, generateContentUsageOf, invocationMetricsUsageOf, messagesUsageOf } from './usage-of.ts';
 
 export abstract class OwnStreamReading {
   protected readonly record: RequestRecord;
@@ -116,11 +116,40 @@ class ConverseStreamReading extends OwnStreamReading {
   }
 }
 
+/** Where the service puts its counts in an invoke stream's last chunk, whatever the model's own format. */
+const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
+/** How deep an invoke chunk's strings are counted as generated text (its own format is unknown). */
+const CHUNK_TEXT_DEPTH = 3;
+
+/**
+ * Cloud C's invoke stream of a model whose events are its vendor's own format: the service's counts
+ * come in the last chunk's `amazon-bedrock-invocationMetrics` (the end). Which member holds the text
+ * is each vendor's own (`outputText`, `generation`, `outputs[].text`, …), so a stream cut before its
+ * last chunk is estimated from every string its chunks carried.
+ */
+class InvokeStreamReading extends OwnStreamReading {
+  event(fields: Record<string, unknown>): void {
+    const usage = invocationMetricsUsageOf(fields[INVOCATION_METRICS]);
+    if (usage !== null) {
+      this.counted = usage;
+      this.final = true;
+      return;
+    }
+    this.#strings(fields, CHUNK_TEXT_DEPTH);
+  }
+
+  #strings(value: unknown, depth: number): void {
+    if (typeof value === 'string') this.generated(value);
+    else if (depth > 0 && value !== null && typeof value === 'object') for (const member of Object.values(value)) this.#strings(member, depth - 1);
+  }
+}
+
 /** The reading of a stream in `dialect`. */
-export function ownStreamReading(dialect: 'messages' | 'generateContent' | 'converse', record: RequestRecord): OwnStreamReading {
+export function ownStreamReading(dialect: 'messages' | 'generateContent' | 'converse' | 'invoke', record: RequestRecord): OwnStreamReading {
   switch (dialect) {
     case 'messages': return new MessagesStreamReading(record);
     case 'generateContent': return new GenerateContentStreamReading(record);
     case 'converse': return new ConverseStreamReading(record);
+    case 'invoke': return new InvokeStreamReading(record);
   }
 }

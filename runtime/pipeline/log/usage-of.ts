@@ -20,9 +20,12 @@ export type ChatDialect = 'messages' | 'generateContent' | 'converse';
  * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
  * stream is AWS's binary event stream, read by event-stream-usage-tap.ts); or cloud B's embeddings
  * (`:predict` on a text embedding model: each prediction's `statistics.token_count`, summed by
- * predict-usage.ts; the answer names no model).
+ * predict-usage.ts; the answer names no model); or cloud C's invoke of a model whose body is its
+ * vendor's own format (`invoke`: the counts the service reports beside it, in the answer's
+ * `x-amzn-bedrock-input-token-count` / `-output-token-count` headers, or a stream's last chunk's
+ * `amazon-bedrock-invocationMetrics`).
  */
-export type UsageDialect = 'vendor' | ChatDialect | 'predict';
+export type UsageDialect = 'vendor' | ChatDialect | 'predict' | 'invoke';
 
 /** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
 export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {
@@ -39,6 +42,45 @@ export function cutShortUsage(counted: TokenUsage | null, outputBytes: number): 
   if (counted === null) return null;
   const output = Math.max(counted.outputTokens, tokensOfBytes(outputBytes));
   return { ...counted, outputTokens: output, totalTokens: counted.inputTokens + output, estimated: true };
+}
+
+/** The service's header of an invoke answer's input tokens; its output's, and its prompt cache's reads and writes (counted as input, as converse's are). */
+const INVOKE_COUNT_HEADERS = {
+  input: 'x-amzn-bedrock-input-token-count',
+  output: 'x-amzn-bedrock-output-token-count',
+  cacheRead: 'x-amzn-bedrock-cache-read-input-token-count',
+  cacheWrite: 'x-amzn-bedrock-cache-write-input-token-count',
+} as const;
+
+/** A header's count: a non-negative integer; null when absent or anything else. */
+function headerCount(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value.trim())) return null;
+  return Number(value.trim());
+}
+
+/** The counts cloud C's invoke answer reports in its headers; null when it reports none (some vendors' models). */
+export function invokeHeadersUsageOf(headers: Readonly<Record<string, unknown>>): TokenUsage | null {
+  const input = headerCount(headers[INVOKE_COUNT_HEADERS.input]);
+  if (input === null) return null;
+  return invocationUsage(input, headerCount(headers[INVOKE_COUNT_HEADERS.output]) ?? 0, headerCount(headers[INVOKE_COUNT_HEADERS.cacheRead]) ?? 0, headerCount(headers[INVOKE_COUNT_HEADERS.cacheWrite]) ?? 0);
+}
+
+/** The counts an invoke stream's last chunk reports (`amazon-bedrock-invocationMetrics`); null for another value. */
+export function invocationMetricsUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object') return null;
+  const m = value as Record<string, unknown>;
+  const input = count(m.inputTokenCount);
+  if (input === null || !Number.isSafeInteger(input)) return null;
+  const integer = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+  return invocationUsage(input, integer(m.outputTokenCount), integer(m.cacheReadInputTokenCount), integer(m.cacheWriteInputTokenCount));
+}
+
+/** The service counts an invoke's input apart from its cache's reads and writes, as converse does: read as converse's usage is. */
+function invocationUsage(input: number, output: number, cacheRead: number, cacheWrite: number): TokenUsage {
+  const usage: ConverseUsage = { inputTokens: input, outputTokens: output, totalTokens: input + output };
+  if (cacheRead > 0) usage.cacheReadInputTokens = cacheRead;
+  if (cacheWrite > 0) usage.cacheWriteInputTokens = cacheWrite;
+  return converseUsageOf(usage)!;
 }
 
 /** converse's usage → TokenUsage, read as the translation reads it (cache reads and writes counted as input). */

@@ -13,7 +13,7 @@ import { spokenTranscript } from '../../providers/shared/chat.ts';
 import type { BodyTap } from '../body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMember } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
-import { type ChatDialect, converseUsageOf, estimatedUsage, generateContentUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
+import { type ChatDialect, converseUsageOf, estimatedUsage, generateContentUsageOf, invokeHeadersUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
 import { PredictTokenCounts } from './predict-usage.ts';
 
@@ -32,15 +32,21 @@ export type PriceFn = (provider: string, model: string | null, usage: TokenUsage
 /** Called once the usage is known (the body completed). */
 export type UsageDone = (record: RequestRecord) => void;
 
+/** Usage counted across a whole answer as it goes by, or told by its headers. */
+interface UsageCount {
+  write(bytes: Buffer): void;
+  usage(): TokenUsage | null;
+}
+
 /**
  * Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its
- * usage reads; or (`counts`) usage counted across the whole answer as it goes by.
+ * usage reads; or (`counts`) usage counted across the whole answer, or told by the answer's headers.
  */
 interface JsonReading {
   model: string | null;
   usage: string;
   read(value: unknown): TokenUsage | null;
-  counts?: () => PredictTokenCounts;
+  counts?: (headers: Readonly<Record<string, unknown>>) => UsageCount;
 }
 
 const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
@@ -50,6 +56,8 @@ const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
   converse: { model: null, usage: 'usage', read: converseUsageOf },
   // Counted as it goes by (predict-usage.ts): no member holds its usage, and it names no model.
   predict: { model: null, usage: '', read: () => null, counts: () => new PredictTokenCounts() },
+  // Its body is its model vendor's own format; the service's counts are in its headers.
+  invoke: { model: null, usage: '', read: () => null, counts: (headers) => ({ write: () => {}, usage: () => invokeHeadersUsageOf(headers) }) },
 };
 
 export class JsonUsageTap implements BodyTap {
@@ -63,15 +71,15 @@ export class JsonUsageTap implements BodyTap {
   #tail: Buffer[] = [];
   #tailBytes = 0;
   readonly #reading: JsonReading;
-  readonly #counts: PredictTokenCounts | null;
+  readonly #counts: UsageCount | null;
 
-  /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. */
-  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0, dialect: UsageDialect = 'vendor') {
+  /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. `headers`: the answer's. */
+  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0, dialect: UsageDialect = 'vendor', headers: Readonly<Record<string, unknown>> = {}) {
     this.#record = record;
     this.#done = done;
     this.#bodyBytes = bodyBytes;
     this.#reading = JSON_READINGS[dialect];
-    this.#counts = this.#reading.counts?.() ?? null;
+    this.#counts = this.#reading.counts?.(headers) ?? null;
   }
 
   write(chunk: Buffer | string): void {

@@ -8,9 +8,12 @@ import { type MeteredDialect, meteredPassThrough } from '../metered-pass-through
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
-/** A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings (gen_ai.operation.name). */
+/**
+ * A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings
+ * (gen_ai.operation.name); another model's invoke is any kind of call (text, embeddings, images): none.
+ */
 function passThroughOperation(dialect: MeteredDialect | null): string | null {
-  return dialect === null ? null : dialect === 'predict' ? 'embeddings' : 'chat';
+  return dialect === null || dialect === 'invoke' ? null : dialect === 'predict' ? 'embeddings' : 'chat';
 }
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */
