@@ -49,7 +49,7 @@ const TEXT_EMBEDDING_MODEL = /^(?!multimodal)[^/]*embedding/;
 /** A family's own chat dialect, spoken by the pass-through. */
 export type OwnDialect = ChatDialect;
 
-/** The dialect a metered pass-through call's answer is read in: a chat dialect, or cloud B's embeddings. */
+/** The dialect a metered pass-through call's answer is read in: a chat dialect, cloud B's embeddings, or another model's invoke (the service's counts). */
 export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 
 /**

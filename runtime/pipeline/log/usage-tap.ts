@@ -38,26 +38,29 @@ interface UsageCount {
   usage(): TokenUsage | null;
 }
 
-/**
- * Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its
- * usage reads; or (`counts`) usage counted across the whole answer, or told by the answer's headers.
- */
-interface JsonReading {
+/** Where a dialect's JSON answer names its model (null: it names none) and its usage, and how its usage reads. */
+interface MemberReading {
   model: string | null;
   usage: string;
   read(value: unknown): TokenUsage | null;
-  counts?: (headers: Readonly<Record<string, unknown>>) => UsageCount;
 }
 
-const JSON_READINGS: Readonly<Record<UsageDialect, JsonReading>> = {
-  vendor: { model: 'model', usage: 'usage', read: usageOf },
+const VENDOR_READING: MemberReading = { model: 'model', usage: 'usage', read: usageOf };
+
+/** An answer no member of which holds its usage: counted across the whole answer, or told by its headers. Names no model. */
+interface CountedReading {
+  counts(headers: Readonly<Record<string, unknown>>): UsageCount;
+}
+
+const JSON_READINGS: Readonly<Record<UsageDialect, MemberReading | CountedReading>> = {
+  vendor: VENDOR_READING,
   messages: { model: 'model', usage: 'usage', read: messagesUsageOf },
   generateContent: { model: 'modelVersion', usage: 'usageMetadata', read: generateContentUsageOf },
   converse: { model: null, usage: 'usage', read: converseUsageOf },
-  // Counted as it goes by (predict-usage.ts): no member holds its usage, and it names no model.
-  predict: { model: null, usage: '', read: () => null, counts: () => new PredictTokenCounts() },
+  // Summed as it goes by (predict-usage.ts).
+  predict: { counts: () => new PredictTokenCounts() },
   // Its body is its model vendor's own format; the service's counts are in its headers.
-  invoke: { model: null, usage: '', read: () => null, counts: (headers) => ({ write: () => {}, usage: () => invokeHeadersUsageOf(headers) }) },
+  invoke: { counts: (headers) => ({ write: () => {}, usage: () => invokeHeadersUsageOf(headers) }) },
 };
 
 export class JsonUsageTap implements BodyTap {
@@ -70,7 +73,8 @@ export class JsonUsageTap implements BodyTap {
   #head: Buffer | null = null;
   #tail: Buffer[] = [];
   #tailBytes = 0;
-  readonly #reading: JsonReading;
+  /** How its members are read; null when its usage is counted instead (`#counts`). */
+  readonly #reading: MemberReading | null;
   readonly #counts: UsageCount | null;
 
   /** `bodyBytes`: keep the (redacted) body in the record up to that many bytes; 0: do not. `headers`: the answer's. */
@@ -78,8 +82,9 @@ export class JsonUsageTap implements BodyTap {
     this.#record = record;
     this.#done = done;
     this.#bodyBytes = bodyBytes;
-    this.#reading = JSON_READINGS[dialect];
-    this.#counts = this.#reading.counts?.(headers) ?? null;
+    const reading = JSON_READINGS[dialect];
+    this.#reading = 'counts' in reading ? null : reading;
+    this.#counts = 'counts' in reading ? reading.counts(headers) : null;
   }
 
   write(chunk: Buffer | string): void {
@@ -110,16 +115,16 @@ export class JsonUsageTap implements BodyTap {
   end(): void {
     const chunks = this.#chunks;
     this.#chunks = [];
-    if (this.#counts !== null) {
-      const usage = this.#counts.usage();
+    const reading = this.#reading;
+    if (reading === null) {
+      const usage = this.#counts!.usage();
       if (usage !== null) this.#record.usage = usage;
       if (this.#bodyBytes > 0 && this.#head === null && chunks.length > 0) this.#record.responseBody = redactBody(Buffer.concat(chunks), this.#bodyBytes);
-    } else if (this.#head !== null) this.#readEdges();
+    } else if (this.#head !== null) this.#readEdges(reading);
     else if (chunks.length > 0) {
       // Two members, not the whole answer: a full parse would cost several microseconds per request.
       // A body that is not a JSON object (audio, an odd answer) simply has neither.
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const reading = this.#reading;
       // A JSON array of answers (a generateContent stream without alt=sse): its last one's.
       const elements = opensArray(body) ? withoutArrayClose(body) : null;
       const [model, used] = elements !== null
@@ -138,12 +143,11 @@ export class JsonUsageTap implements BodyTap {
    * chat answer's) or its end (an embeddings list's, after the vectors). Charged like any other
    * answer: a large embeddings request is the usual way to get one, and went uncounted.
    */
-  #readEdges(): void {
+  #readEdges(reading: MemberReading): void {
     const joined = Buffer.concat(this.#tail);
     const kept = joined.subarray(Math.max(0, joined.length - KEPT_EDGE_BYTES));
     this.#tail = [];
     const head = this.#head!;
-    const reading = this.#reading;
     // A JSON array of answers: its last one's, in the tail.
     const array = opensArray(head);
     const tail = array ? withoutArrayClose(kept) ?? kept : kept;
@@ -296,7 +300,7 @@ interface ChunkDelta {
 }
 
 /** The usage of a JSON text too long to read whole, from its kept start and end: the vendor puts usage last, another provider may put it first. */
-function usageAtEdges(head: Buffer, tail: Buffer, reading: JsonReading = JSON_READINGS.vendor): TokenUsage | null {
+function usageAtEdges(head: Buffer, tail: Buffer, reading: MemberReading = VENDOR_READING): TokenUsage | null {
   return reading.read(peekMemberInTail(tail, reading.usage) ?? peekMember(head, reading.usage));
 }
 
