@@ -59,17 +59,28 @@ export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 export type OwnReading = OwnDialect | 'converseCount' | 'claudeCount' | 'predict';
 
 /** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
-interface OwnCall {
+interface OwnCallBase {
   path: RegExp;
   family: string;
-  dialect: MeteredDialect;
   /** What the model the path names must match (invoke: a Claude model, whose invoke speaks messages). */
   model?: RegExp;
   /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
   counts?: true;
-  /** How its request is read, when not as its dialect's body (null: it is not read, its body is its vendor's own format). */
-  reads?: OwnReading | null;
 }
+
+/** A call whose request is read: in its dialect, or as `reads` says. */
+interface ReadCall extends OwnCallBase {
+  dialect: Exclude<MeteredDialect, 'invoke'>;
+  reads?: OwnReading;
+}
+
+/** Another model's invoke: metered by the service's counts; its request, in its vendor's own format, is not read. */
+interface UnreadCall extends OwnCallBase {
+  dialect: 'invoke';
+  reads: null;
+}
+
+type OwnCall = ReadCall | UnreadCall;
 
 const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
@@ -114,8 +125,7 @@ export function ownTokenCount(x: Exchange, provider: string): boolean {
 export function passThroughDialect(x: Exchange): OwnReading | null {
   const call = ownCall(x);
   if (call === null) return null;
-  if (call.reads !== undefined) return call.reads;
-  return call.dialect === 'invoke' ? null : call.dialect;
+  return call.reads !== undefined ? call.reads : call.dialect;
 }
 
 /** streamGenerateContent: without `alt=sse` its answer is one JSON array of the stream's events, sent as they come. */

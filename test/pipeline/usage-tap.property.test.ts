@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { JsonUsageTap, MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
 import { cutAt } from '../support/cut.ts';
+import type { BodyTap } from '../../runtime/pipeline/body-tap.ts';
 import { EventStreamUsageTap } from '../../runtime/pipeline/log/event-stream-usage-tap.ts';
 import { eventMessage, exceptionMessage } from '../mocks/cloudc/event-stream.ts';
 
@@ -17,13 +18,16 @@ const event = fc.oneof(
 );
 const stream = fc.tuple(fc.array(event, { maxLength: 8 }), fc.constantFrom('\n\n', '\r\n\r\n', '\n')).map(([events, sep]) => Buffer.from(events.map((e) => e + sep).join('')));
 
-function tapped(chunks: readonly Buffer[]): RequestRecord {
-  const record = newRequestRecord('trace', 'POST', '/v1/chat/completions');
-  const tap = new SseUsageTap(record, () => 10, () => {});
+/** A new record of a request to `path` after `chunks` went through the tap `tapOf` makes for it, to their end. */
+function throughTap(path: string, tapOf: (record: RequestRecord) => BodyTap, chunks: readonly Buffer[]): RequestRecord {
+  const record = newRequestRecord('trace', 'POST', path);
+  const tap = tapOf(record);
   for (const chunk of chunks) tap.write(chunk);
   tap.end();
   return record;
 }
+
+const tapped = (chunks: readonly Buffer[]) => throughTap('/v1/chat/completions', (record) => new SseUsageTap(record, () => 10, () => {}), chunks);
 
 describe('SseUsageTap', () => {
   test.prop([stream, fc.array(fc.nat(), { maxLength: 12 })], { numRuns: 300 })('reads the same record whatever the chunks', (bytes, offsets) => {
@@ -149,13 +153,7 @@ describe('JsonUsageTap on an answer too long to keep whole', () => {
   const last = Buffer.from(JSON.stringify({ object: 'list', data: vectors, model: 'embed-large', usage }));
   const first = Buffer.from(JSON.stringify({ id: 'x', model: 'chat-large', usage, choices: vectors }));
 
-  function read(chunks: readonly Buffer[]): RequestRecord {
-    const record = newRequestRecord('trace', 'POST', '/v1/embeddings');
-    const tap = new JsonUsageTap(record, () => {});
-    for (const chunk of chunks) tap.write(chunk);
-    tap.end();
-    return record;
-  }
+  const read = (chunks: readonly Buffer[]) => throughTap('/v1/embeddings', (record) => new JsonUsageTap(record, () => {}), chunks);
 
   test.prop([fc.array(fc.nat(), { maxLength: 6 }), fc.boolean()], { numRuns: 15 })('reads its usage and model however it arrives, usage last or first', (offsets, usageLast) => {
     const body = usageLast ? last : first;
@@ -194,13 +192,7 @@ for (const [framing, { frame, tap: tapOf }] of Object.entries(MESSAGES_FRAMINGS)
         ...(finished ? [{ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: c.output } }, { type: 'message_stop' }] : []),
       ];
     }
-    function tapped(chunks: readonly Buffer[]): RequestRecord {
-      const record = newRequestRecord('trace', 'POST', '/v1/messages');
-      const tap = tapOf(record);
-      for (const chunk of chunks) tap.write(chunk);
-      tap.end();
-      return record;
-    }
+    const tapped = (chunks: readonly Buffer[]) => throughTap('/v1/messages', tapOf, chunks);
 
     test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
       'a finished stream: its reported counts, input counting cache reads and writes, whatever the chunks',
@@ -255,19 +247,8 @@ describe('generateContent dialect (cloud B\'s own API, passed through)', () => {
     });
   }
   const sse = (events: readonly object[]) => Buffer.from(events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join(''));
-  function read(tap: JsonUsageTap | SseUsageTap, record: RequestRecord, chunks: readonly Buffer[]): RequestRecord {
-    for (const chunk of chunks) tap.write(chunk);
-    tap.end();
-    return record;
-  }
-  const sseRecord = (chunks: readonly Buffer[]) => {
-    const record = newRequestRecord('trace', 'POST', '/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:streamGenerateContent');
-    return read(new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'generateContent'), record, chunks);
-  };
-  const jsonRecord = (chunks: readonly Buffer[]) => {
-    const record = newRequestRecord('trace', 'POST', '/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:generateContent');
-    return read(new JsonUsageTap(record, () => {}, 0, 'generateContent'), record, chunks);
-  };
+  const sseRecord = (chunks: readonly Buffer[]) => throughTap('/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:streamGenerateContent', (record) => new SseUsageTap(record, () => 7, () => {}, 0, () => null, 'generateContent'), chunks);
+  const jsonRecord = (chunks: readonly Buffer[]) => throughTap('/v1/projects/p/locations/l/publishers/google/models/gemini-2.0-flash:generateContent', (record) => new JsonUsageTap(record, () => {}, 0, 'generateContent'), chunks);
   const whole = (c: Counts) => ({ inputTokens: c.prompt + c.cached, cachedInputTokens: c.cached, outputTokens: c.candidates + c.thoughts, totalTokens: c.prompt + c.cached + c.candidates + c.thoughts, estimated: false });
 
   test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
@@ -322,13 +303,7 @@ describe('converse dialect (cloud C\'s own API, passed through)', () => {
     const end = finished ? [eventMessage('messageStop', { stopReason: 'end_turn' }), eventMessage('metadata', { usage: converseUsage(c), metrics: { latencyMs: 10 } })] : [];
     return Buffer.concat([eventMessage('messageStart', { role: 'assistant' }), ...deltas, ...end]);
   }
-  function tappedStream(chunks: readonly Buffer[]): RequestRecord {
-    const record = newRequestRecord('trace', 'POST', '/v1/model/m/converse-stream');
-    const tap = new EventStreamUsageTap(record, 'converse', () => 7, () => {});
-    for (const chunk of chunks) tap.write(chunk);
-    tap.end();
-    return record;
-  }
+  const tappedStream = (chunks: readonly Buffer[]) => throughTap('/v1/model/m/converse-stream', (record) => new EventStreamUsageTap(record, 'converse', () => 7, () => {}), chunks);
 
   test.prop([counts, fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 8 })], { numRuns: 200 })(
     'a finished stream: its metadata\'s counts, cache reads and writes counted as input, whatever the chunks',
@@ -355,11 +330,8 @@ describe('converse dialect (cloud C\'s own API, passed through)', () => {
   });
 
   test.prop([counts, fc.array(fc.nat(), { maxLength: 6 })])('a JSON answer: its usage, which names no model', (c, offsets) => {
-    const record = newRequestRecord('trace', 'POST', '/v1/model/m/converse');
-    const tap = new JsonUsageTap(record, () => {}, 0, 'converse');
     const body = Buffer.from(JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'hi' }] } }, stopReason: 'end_turn', usage: converseUsage(c), metrics: { latencyMs: 3 } }));
-    for (const chunk of cutAt(body, offsets)) tap.write(chunk);
-    tap.end();
+    const record = throughTap('/v1/model/m/converse', (r) => new JsonUsageTap(r, () => {}, 0, 'converse'), cutAt(body, offsets));
     expect(record.usage).toMatchObject(whole(c));
     expect(record.modelAnswered).toBeNull();
   });
