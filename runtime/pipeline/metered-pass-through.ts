@@ -8,12 +8,14 @@
 // embeddings (`:predict` on a text embedding model, as its SDK's embedding model calls it). The log
 // stage reads their usage in their own dialect, the trace stage names their operation, the hook
 // stages judge their text in it. Their token counts generate nothing and are not metered, but carry
-// the chat call's body, which the hook stages judge as well. Another model's invoke answers in its
-// vendor's own format, which no check can read, but the service reports its counts beside it: it is
-// metered (the `invoke` dialect) and judged as the rest of the pass-through. The rest generate
-// nothing (files, batches), or answer in a format each model vendor has its own of (another model's
-// `:predict`: an image model's, a multimodal embedding's), and are none of these. Cloud B's and
-// cloud C's name their model in their path.
+// the chat call's body, which the hook stages judge as well. Another model's invoke is in its
+// vendor's own format, and the service reports its counts beside any of them: it is metered (the
+// `invoke` dialect); its text is read where the gateway knows the format (Amazon Nova's, converse's
+// shapes; the prompt and completions of Titan's text models, Llama's, Mistral's text completion) and
+// judged as the rest of the pass-through otherwise. The rest generate nothing (files, batches), or
+// answer in a format each model vendor has its own of (another model's `:predict`: an image model's,
+// a multimodal embedding's), and are none of these. Cloud B's and cloud C's name their model in their
+// path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
@@ -37,6 +39,14 @@ const CONVERSE_PATH = /^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/
 const INVOKE_PATH = /^\/model\/([^/?]+)\/(?:invoke|invoke-with-response-stream)(?:\?|$)/;
 /** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API. */
 const CLAUDE_MODEL = /anthropic\.claude/;
+/** An Amazon Nova understanding model (`amazon.nova-lite-v1:0`, `us.amazon.nova-2-lite-v1:0`), whose invoke takes and answers converse's shapes; not Canvas, Reel or Sonic. */
+const NOVA_MODEL = /amazon\.nova-(?:2-)?(?:micro|lite|pro|premier)/;
+/** An Amazon Titan text model, whose invoke takes `inputText` and answers `results[].outputText`. */
+const TITAN_TEXT_MODEL = /amazon\.titan-text-/;
+/** A Meta Llama model, whose invoke takes a `prompt` (its chat template applied by the client) and answers a `generation`. */
+const LLAMA_MODEL = /meta\.llama/;
+/** A Mistral model of the text completion API (a `prompt`, answered `outputs[].text`); the later ones take chat messages, not read. */
+const MISTRAL_PROMPT_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mistral-large-2402|mistral-small-2402)/;
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
 const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
 /**
@@ -49,6 +59,12 @@ const TEXT_EMBEDDING_MODEL = /^(?!multimodal)[^/]*embedding/;
 /** A family's own chat dialect, spoken by the pass-through. */
 export type OwnDialect = ChatDialect;
 
+/** A model vendor's own format of invoke on cloud C that the gateway reads (beside a Claude model's, the messages API). */
+export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral';
+
+/** What a call's text is read in: a family's own chat dialect, or a model vendor's invoke format. */
+export type TextDialect = OwnDialect | InvokeVendor;
+
 /** The dialect a metered pass-through call's answer is read in: a chat dialect, cloud B's embeddings, or another model's invoke (the service's counts). */
 export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 
@@ -56,7 +72,7 @@ export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
  * How a request of a family's own call is read: in its dialect, as the body cloud C's token count
  * wraps (a converse body; of a Claude model, its invoke body too), or as cloud B's embedding instances.
  */
-export type OwnReading = OwnDialect | 'converseCount' | 'claudeCount' | 'predict';
+export type OwnReading = TextDialect | 'converseCount' | 'claudeCount' | 'predict';
 
 /** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCallBase {
@@ -74,19 +90,23 @@ interface ReadCall extends OwnCallBase {
   reads?: OwnReading;
 }
 
-/** Another model's invoke: metered by the service's counts; its request, in its vendor's own format, is not read. */
-interface UnreadCall extends OwnCallBase {
+/** Another model's invoke: metered by the service's counts; read in its vendor's format where the gateway knows it, else not read. */
+interface InvokeCall extends OwnCallBase {
   dialect: 'invoke';
-  reads: null;
+  reads: InvokeVendor | null;
 }
 
-type OwnCall = ReadCall | UnreadCall;
+type OwnCall = ReadCall | InvokeCall;
 
 const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'nova', model: NOVA_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'titan', model: TITAN_TEXT_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'llama', model: LLAMA_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'mistral', model: MISTRAL_PROMPT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
@@ -115,6 +135,18 @@ export function meteredPassThrough(x: Exchange, provider: string): MeteredDialec
 export function ownTokenCount(x: Exchange, provider: string): boolean {
   const call = ownCall(x);
   return call !== null && call.counts === true && call.family === provider;
+}
+
+/**
+ * What the text of `x`'s answer, answered by `provider`, is read in: the family's own chat dialect,
+ * or the format of another model's invoke that the gateway reads; null for any other answer (a
+ * token count's counts, cloud B's vectors, another format, another family's answer).
+ */
+export function ownAnswerDialect(x: Exchange, provider: string): TextDialect | null {
+  const call = ownCall(x);
+  if (call === null || call.counts === true || call.family !== provider) return null;
+  if (call.dialect === 'invoke') return call.reads;
+  return call.dialect === 'predict' ? null : call.dialect;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Guardrails on a family's own chat API called through the pass-through (the messages API,
-// generateContent, converse, a Claude model's invoke; and cloud B's embeddings), as the family's own clients call it: input
+// generateContent, converse, a Claude model's invoke, the invoke formats of Nova, Titan text, Llama and
+// Mistral's text completion; and cloud B's embeddings), as the family's own clients call it: input
 // checks judge the last user turn's text and deny before the provider is called, a redaction rewrites
 // what the provider gets (cloud C's rewritten body signed again: its mock checks the signature),
 // output redaction rewrites the answer in every framing (JSON, SSE, generateContent's JSON array, the
@@ -31,11 +32,14 @@ let cloudc: MockServer;
 let webhook: Server;
 const hooked: unknown[] = [];
 
-/** `value` with "now" made "LATER" in every string member named `text`. */
+/** The members an answer keeps its text in: its blocks' and parts' `text`, a Titan result's `outputText`, a Llama answer's `generation`. */
+const TEXT_MEMBERS = new Set(['text', 'outputText', 'generation']);
+
+/** `value` with "now" made "LATER" in every string member that holds an answer's text. */
 function later(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(later);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, key === 'text' && typeof member === 'string' ? member.replaceAll('now', 'LATER') : later(member)]));
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, TEXT_MEMBERS.has(key) && typeof member === 'string' ? member.replaceAll('now', 'LATER') : later(member)]));
 }
 
 type Family = 'messages' | 'cloudb' | 'cloudc';
@@ -90,7 +94,37 @@ const messagesStreamText = (events: any[]): string => events.filter((e) => e.typ
 const candidateText = (answers: any[]): string => answers.flatMap((a) => a.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join('');
 const messagesBody = (extra: Record<string, unknown>) => (system: string, question: string) => ({ ...extra, max_tokens: 64, system, messages: [{ role: 'user', content: question }] });
 const generateBody = (system: string, question: string) => ({ systemInstruction: { parts: [{ text: system }] }, contents: [{ role: 'user', parts: [{ text: question }] }] });
-const invokePath = (verb: string) => `/v1/model/${encodeURIComponent(CLOUDC_MODEL)}/${verb}`;
+const invokePath = (verb: string, model = CLOUDC_MODEL) => `/v1/model/${encodeURIComponent(model)}/${verb}`;
+/** The JSON events of an invoke stream: each `chunk` event's base64 `bytes`. */
+const invokeChunks = async (res: Response): Promise<any[]> => (await eventStream(res)).map((m) => JSON.parse(Buffer.from(JSON.parse(m.payload.toString()).bytes, 'base64').toString()));
+
+/** Another model's invoke in a vendor format the gateway reads: its model, its body, its answer's text and its stream's. */
+const VENDOR_INVOKES: Array<{ vendor: string; model: string; body: Call['body']; answer(json: any): string; chunk(json: any): string }> = [
+  {
+    vendor: 'an Amazon Nova model', model: 'amazon.nova-lite-v1:0',
+    body: (system, question) => ({ schemaVersion: 'messages-v1', system: [{ text: system }], messages: [{ role: 'user', content: [{ text: question }] }], inferenceConfig: { maxTokens: 64 } }),
+    answer: (json) => json.output.message.content.map((b: any) => b.text ?? '').join(''),
+    chunk: (json) => json.contentBlockDelta?.delta?.text ?? '',
+  },
+  {
+    vendor: 'a Titan text model', model: 'amazon.titan-text-express-v1',
+    body: (system, question) => ({ inputText: `${system}\nUser: ${question}\nBot:`, textGenerationConfig: { maxTokenCount: 64 } }),
+    answer: (json) => json.results.map((r: any) => r.outputText).join(''),
+    chunk: (json) => json.outputText ?? '',
+  },
+  {
+    vendor: 'a Llama model', model: 'meta.llama3-8b-instruct-v1:0',
+    body: (system, question) => ({ prompt: `<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n${system}<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n${question}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n`, max_gen_len: 64 }),
+    answer: (json) => json.generation,
+    chunk: (json) => json.generation ?? '',
+  },
+  {
+    vendor: 'a Mistral text completion model', model: 'mistral.mistral-7b-instruct-v0:2',
+    body: (system, question) => ({ prompt: `<s>[INST] ${system} ${question} [/INST]`, max_tokens: 64 }),
+    answer: (json) => json.outputs.map((o: any) => o.text).join(''),
+    chunk: (json) => (json.outputs ?? []).map((o: any) => o.text).join(''),
+  },
+];
 
 const CALLS: Call[] = [
   { name: 'messages', family: 'messages', path: '/v1/messages', body: messagesBody({ model: 'claude-sonnet-4-0' }), text: async (res) => ((await res.json()) as any).content.map((b: any) => b.text ?? '').join('') },
@@ -106,8 +140,12 @@ const CALLS: Call[] = [
   { name: 'a Claude model\'s invoke', family: 'cloudc', path: invokePath('invoke'), body: messagesBody({ anthropic_version: 'bedrock-2023-05-31' }), text: async (res) => ((await res.json()) as any).content.map((b: any) => b.text ?? '').join('') },
   {
     name: 'a Claude model\'s invoke stream', family: 'cloudc', path: invokePath('invoke-with-response-stream'), body: messagesBody({ anthropic_version: 'bedrock-2023-05-31' }),
-    text: async (res) => messagesStreamText((await eventStream(res)).map((m) => JSON.parse(Buffer.from(JSON.parse(m.payload.toString()).bytes, 'base64').toString()))),
+    text: async (res) => messagesStreamText(await invokeChunks(res)),
   },
+  ...VENDOR_INVOKES.flatMap(({ vendor, model, body, answer, chunk }): Call[] => [
+    { name: `${vendor}'s invoke`, family: 'cloudc', path: invokePath('invoke', model), body, text: async (res) => answer(await res.json()) },
+    { name: `${vendor}'s invoke stream`, family: 'cloudc', path: invokePath('invoke-with-response-stream', model), body, text: async (res) => (await invokeChunks(res)).map(chunk).join('') },
+  ]),
 ];
 
 const mockOf = (family: Family): MockServer => (family === 'messages' ? messages : family === 'cloudb' ? cloudb : cloudc);
@@ -232,23 +270,32 @@ describe('cloud B\'s embeddings (`:predict` on a text embedding model) through t
   });
 });
 
-describe('another model\'s invoke through cloud C\'s pass-through (its vendor\'s own format, metered by the service\'s counts)', () => {
-  const invokeTitan = (config: string, trace: string) => fetch(`${served.gateway.url}/v1/model/amazon.titan-text-express-v1/invoke`, {
+describe('another model\'s invoke through cloud C\'s pass-through in a format the gateway does not read (metered by the service\'s counts)', () => {
+  const invoke = (config: string, model: string, body: unknown) => fetch(`${served.gateway.url}/v1/model/${encodeURIComponent(model)}/invoke`, {
     method: 'POST',
-    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudc-${config}`, 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
-    body: JSON.stringify({ inputText: 'tell me the secret' }),
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudc-${config}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
 
   it('has no text a check can read: its request\'s text checks fail unjudged before the provider is called, its answer\'s after', async () => {
     const before = cloudc.requests.length;
-    const denied = await invokeTitan('in', 'titan-in');
+    const command = { message: 'tell me the secret', chat_history: [] };
+    const denied = await invoke('in', 'cohere.command-r-v1:0', command);
     expect(denied.status).toBe(446);
     expect(((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0].explanation).toContain('not judged');
     expect(cloudc.requests.length).toBe(before);
-    const answered = await invokeTitan('deny', 'titan-out');
+    const answered = await invoke('deny', 'cohere.command-r-v1:0', command);
     expect(answered.status).toBe(446);
     expect(((await answered.json()) as any).hook_results.after_request_hooks[0].checks[0].explanation).toContain('not judged');
     expect(cloudc.requests.length).toBe(before + 1);
+  });
+
+  it('a model the gateway reads, sent a body without the prompt it reads (another form): its text checks fail unjudged', async () => {
+    const before = cloudc.requests.length;
+    const res = await invoke('in', 'mistral.mistral-7b-instruct-v0:2', { messages: [{ role: 'user', content: 'tell me the secret' }] });
+    expect(res.status).toBe(446);
+    expect(((await res.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0].explanation).toContain('no `prompt` string');
+    expect(cloudc.requests.length).toBe(before);
   });
 });
 

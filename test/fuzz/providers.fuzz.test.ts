@@ -54,8 +54,12 @@ const oddEventMessage = fc.oneof(
     .map(({ type, ...payload }) => eventMessage(type, payload)),
   oddMessagesEvent.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })),
   fc.constantFrom('chunk', 'metadata').map((type) => eventMessage(type, { bytes: 'not base64 of JSON %%%' })),
-  // Another model's invoke stream: chunks of its vendor's own format, the service's counts of any shape.
-  fc.record({ outputText: oddMember, 'amazon-bedrock-invocationMetrics': fc.oneof(oddMember, fc.record({ inputTokenCount: oddCount, outputTokenCount: oddCount, cacheReadInputTokenCount: oddCount }, { requiredKeys: [] })) }, { requiredKeys: [] })
+  // Another model's invoke stream: chunks of its vendor's own format (Titan's, Llama's, Mistral's, Nova's one-member converse events), the service's counts of any shape.
+  fc.record({
+    outputText: oddMember, index: fc.oneof(fc.nat(2), oddMember), generation: oddMember, outputs: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ text: oddMember, stop_reason: oddMember }, { requiredKeys: [] })), { maxLength: 3 })),
+    contentBlockDelta: fc.oneof(oddMember, fc.record({ contentBlockIndex: fc.oneof(fc.nat(3), oddMember), delta: fc.oneof(oddMember, fc.record({ text: oddMember })) }, { requiredKeys: [] })),
+    'amazon-bedrock-invocationMetrics': fc.oneof(oddMember, fc.record({ inputTokenCount: oddCount, outputTokenCount: oddCount, cacheReadInputTokenCount: oddCount }, { requiredKeys: [] })),
+  }, { requiredKeys: [] })
     .map((chunk) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(chunk)).toString('base64') })),
   fc.constant(exceptionMessage('throttlingException', 'slow down')),
 );
@@ -152,7 +156,7 @@ describe('a misbehaving provider', () => {
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
-      fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), async (answer, route, stream) => {
+      fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), fc.constantFrom(...OTHER_INVOKES), async (answer, route, stream, [otherModel, otherBody]) => {
         const withFallback = route === 'fallback';
         // A guarded own call is sent as the unguarded one is.
         const call = route.startsWith('guarded ') && OWN_CALLS.includes(route.slice('guarded '.length)) ? route.slice('guarded '.length) : route;
@@ -172,7 +176,7 @@ describe('a misbehaving provider', () => {
           : call === 'converse passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'converse-stream' : 'converse'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }) })
           : call === 'other invoke passed through'
-            ? await e2e.fetch(`/v1/model/amazon.titan-text-express-v1/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ inputText: 'hi' }) })
+            ? await e2e.fetch(`/v1/model/${otherModel}/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify(otherBody) })
           : call === 'predict passed through'
             ? await e2e.fetch('/v1/projects/p/locations/us-central1/publishers/google/models/text-embedding-005:predict', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ instances: [{ content: 'hi' }] }) })
           : call === 'invoke passed through'
@@ -204,6 +208,15 @@ describe('a misbehaving provider', () => {
     expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
+
+/** Another model's invoke, by model and body: in each vendor format the gateway reads (Nova's, Titan's, Llama's, Mistral's), and in one it does not (Cohere's). */
+const OTHER_INVOKES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ['amazon.nova-lite-v1%3A0', { messages: [{ role: 'user', content: [{ text: 'hi' }] }] }],
+  ['amazon.titan-text-express-v1', { inputText: 'hi' }],
+  ['meta.llama3-8b-instruct-v1%3A0', { prompt: 'hi' }],
+  ['mistral.mistral-7b-instruct-v0%3A2', { prompt: '<s>[INST] hi [/INST]' }],
+  ['cohere.command-r-v1%3A0', { message: 'hi' }],
+];
 
 /** Each family's own call through the pass-through (its chat calls, another model's invoke, cloud B's embeddings). */
 const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'other invoke passed through', 'predict passed through'];

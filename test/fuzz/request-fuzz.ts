@@ -65,8 +65,12 @@ const anyMember = fc.oneof(fc.json({ maxDepth: 2 }).map((j) => JSON.parse(j) as 
  * (`guarded`: input and output PII redaction and a deny rule), their members of any type: what the
  * hook stages read, rewrite and judge, before the provider and on its answer.
  */
-/** A family's own chat calls through the pass-through, token counts and cloud B's embeddings (paths under /v1). */
-const OWN_CALLS = ['messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke', 'messages/count_tokens?beta=true', 'model/anthropic.claude-x/count-tokens', 'projects/p/locations/l/publishers/google/models/text-embedding-005:predict'] as const;
+/** A family's own chat calls through the pass-through, token counts, cloud B's embeddings and other models' invoke in the formats read (paths under /v1). */
+const OWN_CALLS = [
+  'messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke', 'messages/count_tokens?beta=true',
+  'model/anthropic.claude-x/count-tokens', 'projects/p/locations/l/publishers/google/models/text-embedding-005:predict', 'model/amazon.nova-lite-v1/invoke', 'model/amazon.titan-text-express-v1/invoke',
+  'model/meta.llama3-8b-instruct-v1/invoke', 'model/mistral.mistral-7b-instruct-v0/invoke',
+] as const;
 
 /** A block or part of any of the families' own shapes, its members of any type. */
 const ownBlock = fc.record({
@@ -114,6 +118,11 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       // A Claude model's count: a converse body, or its invoke body (the messages API's) in base64; of any shape.
       [OWN_CALLS[5]]: { input: stream ? { converse: { system: [{ text }], messages: turns } } : { invokeModel: { body: typeof text === 'string' ? Buffer.from(JSON.stringify({ system: text, messages: turns })).toString('base64') : text }, converse: turns } },
       [OWN_CALLS[6]]: { instances: stream ? turns : [{ content: text }, { title: text, content: 'mail jane.doe@example.com' }] },
+      // Other models' invoke: Nova's converse shapes; the text completion models' prompt, of any type.
+      [OWN_CALLS[7]]: { schemaVersion: 'messages-v1', system: [{ text }], messages: turns },
+      [OWN_CALLS[8]]: { inputText: text, textGenerationConfig: options },
+      [OWN_CALLS[9]]: { prompt: text, max_gen_len: 9 },
+      [OWN_CALLS[10]]: stream ? { messages: turns } : { prompt: text, max_tokens: 9 },
     };
     // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.
     const body = endpoint === 'threads/t1/messages' && stream && typeof text === 'string' ? text : JSON.stringify(bodies[endpoint]);

@@ -7,7 +7,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { holdOwnStream, type OwnFraming } from '../../runtime/pipeline/guardrails/own-text/own-held-stream.ts';
 import { OWN_TEXTS } from '../../runtime/pipeline/guardrails/own-text/own-texts.ts';
-import type { OwnDialect } from '../../runtime/pipeline/metered-pass-through.ts';
+import type { TextDialect } from '../../runtime/pipeline/metered-pass-through.ts';
 import { EventStreamDecoder } from '../../runtime/providers/cloudc/event-stream.ts';
 import { encodeMessage } from '../mocks/cloudc/event-stream.ts';
 
@@ -18,7 +18,7 @@ const piece = fc.string({ maxLength: 10 });
 const pieces = fc.array(piece, { maxLength: 5 });
 
 /** The dialect's stream events carrying `thinking` pieces (reasoning) then `text` pieces, with the events around them. */
-function eventsOf(dialect: OwnDialect, thinking: string[], text: string[]): Event[] {
+function eventsOf(dialect: TextDialect, thinking: string[], text: string[]): Event[] {
   switch (dialect) {
     case 'messages': {
       const events: Event[] = [{ type: 'message_start', json: { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 3, output_tokens: 1 } } } }];
@@ -45,24 +45,48 @@ function eventsOf(dialect: OwnDialect, thinking: string[], text: string[]): Even
         { type: 'messageStop', json: { stopReason: 'end_turn', p: 'ab' } },
         { type: 'metadata', json: { usage: { inputTokens: 3, outputTokens: 9 }, metrics: { latencyMs: 5 }, p: 'ab' } },
       ];
+    // Nova's invoke stream: converse-stream's events, each as a chunk's one member.
+    case 'nova':
+      return eventsOf('converse', thinking, text).map(({ type, json: { p: _padding, ...json } }) => ({ type, json: { [type]: json } }));
+    // The text completion models have no reasoning; the last chunk carries the service's metrics.
+    case 'titan':
+      return completionChunks(text, (t, last) => ({ outputText: t, index: 0, totalOutputTextTokenCount: last ? 9 : null, completionReason: last ? 'FINISH' : null }));
+    case 'llama':
+      return completionChunks(text, (t, last) => ({ generation: t, prompt_token_count: null, generation_token_count: 1, stop_reason: last ? 'stop' : null }));
+    case 'mistral':
+      return completionChunks(text, (t, last) => ({ outputs: [{ text: t, stop_reason: last ? 'stop' : null }] }));
   }
 }
 
-const FRAMINGS: Array<[OwnDialect, OwnFraming]> = [['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream']];
+function completionChunks(text: string[], chunk: (text: string, last: boolean) => Json): Event[] {
+  const events = (text.length === 0 ? [''] : text).map((t, at, all) => ({ type: 'chunk', json: chunk(t, at === all.length - 1) }));
+  events.at(-1)!.json['amazon-bedrock-invocationMetrics'] = { inputTokenCount: 3, outputTokenCount: 9 };
+  return events;
+}
 
-function framed(dialect: OwnDialect, framing: OwnFraming, events: Event[]): Buffer {
+/** The text completion dialects: no reasoning, and every chunk is a piece of text (a delta), the first the one a rewritten text goes in. */
+const COMPLETIONS = new Set<TextDialect>(['titan', 'llama', 'mistral']);
+/** Event streams whose events come inside `chunk` events (invoke streams), not named by their own `:event-type`. */
+const chunked = (dialect: TextDialect): boolean => dialect !== 'converse';
+
+const FRAMINGS: Array<[TextDialect, OwnFraming]> = [
+  ['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream'],
+  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'],
+];
+
+function framed(dialect: TextDialect, framing: OwnFraming, events: Event[]): Buffer {
   switch (framing) {
     case 'sse': return Buffer.from(events.map((e) => (dialect === 'messages' ? `event: ${e.type}\ndata: ${JSON.stringify(e.json)}\n\n` : `data: ${JSON.stringify(e.json)}\r\n\r\n`)).join(''));
     case 'array': return Buffer.from(JSON.stringify(events.map((e) => e.json)));
     case 'event-stream':
-      return Buffer.concat(events.map((e) => dialect === 'messages'
+      return Buffer.concat(events.map((e) => chunked(dialect)
         ? encodeMessage({ ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' }, Buffer.from(JSON.stringify({ bytes: Buffer.from(JSON.stringify(e.json)).toString('base64'), p: 'ab' })))
         : encodeMessage({ ':event-type': e.type, ':content-type': 'application/json', ':message-type': 'event' }, Buffer.from(JSON.stringify(e.json)))));
   }
 }
 
 /** The events as the family's client reads them out of the framing. */
-function unframed(dialect: OwnDialect, framing: OwnFraming, bytes: Buffer): Event[] {
+function unframed(dialect: TextDialect, framing: OwnFraming, bytes: Buffer): Event[] {
   switch (framing) {
     case 'sse': return bytes.toString().split(/\r?\n\r?\n/).filter((e) => e !== '').map((e) => {
       const type = /^event: (.*)$/m.exec(e)?.[1] ?? 'message';
@@ -75,14 +99,16 @@ function unframed(dialect: OwnDialect, framing: OwnFraming, bytes: Buffer): Even
       expect(decoder.pending).toBe(0);
       return messages.map((m) => {
         const payload = JSON.parse(m.payload.toString());
-        return dialect === 'messages' ? { type: String(JSON.parse(Buffer.from(payload.bytes, 'base64').toString()).type), json: JSON.parse(Buffer.from(payload.bytes, 'base64').toString()) } : { type: String(m.headers[':event-type']), json: payload };
+        if (!chunked(dialect)) return { type: String(m.headers[':event-type']), json: payload };
+        const json = JSON.parse(Buffer.from(payload.bytes, 'base64').toString());
+        return { type: dialect === 'messages' ? String(json.type) : dialect === 'nova' ? Object.keys(json)[0]! : 'chunk', json };
       });
     }
   }
 }
 
 /** The reasoning and the text the events carry, their pieces joined, read the way the test built them. */
-function textsOf(dialect: OwnDialect, events: Event[]): { thinking: string; text: string } {
+function textsOf(dialect: TextDialect, events: Event[]): { thinking: string; text: string } {
   let thinking = '';
   let text = '';
   for (const { json } of events) {
@@ -94,7 +120,13 @@ function textsOf(dialect: OwnDialect, events: Event[]): { thinking: string; text
     } else if (dialect === 'converse' && json.delta !== undefined) {
       if (json.delta.reasoningContent !== undefined) thinking += json.delta.reasoningContent.text;
       else text += json.delta.text;
-    }
+    } else if (dialect === 'nova' && json.contentBlockDelta !== undefined) {
+      const delta = json.contentBlockDelta.delta;
+      if (delta.reasoningContent !== undefined) thinking += delta.reasoningContent.text;
+      else text += delta.text;
+    } else if (dialect === 'titan') text += json.outputText;
+    else if (dialect === 'llama') text += json.generation;
+    else if (dialect === 'mistral') text += json.outputs[0].text;
   }
   return { thinking, text };
 }
@@ -103,7 +135,8 @@ function textsOf(dialect: OwnDialect, events: Event[]): { thinking: string; text
 const mark = (t: string): string => (t === '' ? '' : `<${t.toUpperCase()}>`);
 
 describe('a family\'s own stream, held', () => {
-  test.prop([fc.constantFrom(...FRAMINGS), pieces, pieces], { numRuns: 150 })('is judged as its texts joined, and rewritten in place', ([dialect, framing], thinking, text) => {
+  test.prop([fc.constantFrom(...FRAMINGS), pieces, pieces], { numRuns: 200 })('is judged as its texts joined, and rewritten in place', ([dialect, framing], someThinking, text) => {
+    const thinking = COMPLETIONS.has(dialect) ? [] : someThinking;
     const events = eventsOf(dialect, thinking, text);
     const held = holdOwnStream(dialect, framing, framed(dialect, framing, events))!;
     const own = OWN_TEXTS[dialect];
@@ -119,7 +152,7 @@ describe('a family\'s own stream, held', () => {
     // Every event keeps its type, and those that carry no text are as they were.
     rewritten.forEach((event, at) => {
       expect(event.type).toBe(events[at].type);
-      if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent') expect(event.json).toEqual(events[at].json);
+      if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent' && !COMPLETIONS.has(dialect)) expect(event.json).toEqual(events[at].json);
     });
     // The rewritten stream, held again, is the judged answer's texts.
     const again = holdOwnStream(dialect, framing, held.rewritten(judged))!;

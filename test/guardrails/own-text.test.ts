@@ -128,7 +128,47 @@ it('a request body that is not a JSON object has no text a check can read', () =
   for (const [reading, body] of Object.entries(OWN_REQUEST_BODY)) {
     expect(body.unreadable([1, 2])).toContain('not judged');
     expect(body.unreadable(undefined)).toContain('not judged');
-    expect(body.unreadable(reading === 'converseCount' || reading === 'claudeCount' ? { input: { converse: {} } } : {})).toBeNull();
+    const readable = reading === 'converseCount' || reading === 'claudeCount' ? { input: { converse: {} } } : reading === 'titan' ? { inputText: '' } : reading === 'llama' || reading === 'mistral' ? { prompt: '' } : {};
+    expect(body.unreadable(readable)).toBeNull();
+  }
+});
+
+describe('another model\'s invoke in a format the gateway reads', () => {
+  it('Amazon Nova\'s is read in converse\'s shapes', () => {
+    const body = { schemaVersion: 'messages-v1', system: [{ text: `sys ${EMAIL}` }], messages: [{ role: 'user', content: [{ text: `ask ${EMAIL}` }, { image: { format: 'png', source: { bytes: 'AA==' } } }] }], inferenceConfig: { maxTokens: 9 } };
+    expect(OWN_REQUEST_BODY.nova.textOf(body)).toBe(`ask ${EMAIL}`);
+    const { value, found } = OWN_REQUEST_BODY.nova.rewrite(body, redact);
+    expect(found).toBe(2);
+    expect(value).toEqual({ ...body, system: [{ text: 'sys [EMAIL]' }], messages: [{ role: 'user', content: [{ text: 'ask [EMAIL]' }, body.messages[0].content[1]] }] });
+    const answer = { output: { message: { role: 'assistant', content: [{ text: `a ${EMAIL}` }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 2 } };
+    expect(OWN_ANSWER_BODY.nova.textOf(answer)).toBe(`a ${EMAIL}`);
+    expect((OWN_ANSWER_BODY.nova.rewrite(answer, redact).value as typeof answer).output.message.content).toEqual([{ text: 'a [EMAIL]' }]);
+  });
+
+  // A text completion model's prompt holds every turn in the model's template: judged whole, as a completion's prompt.
+  const completions: Array<[string, object, object, string[]]> = [
+    ['titan', { inputText: `User: hi ${EMAIL}\nBot:`, textGenerationConfig: { maxTokenCount: 9 } }, { inputTextTokenCount: 3, results: [{ tokenCount: 2, outputText: `one ${EMAIL}`, completionReason: 'FINISH' }, { outputText: 'two' }] }, ['', 'result 2']],
+    ['llama', { prompt: `<|begin_of_text|>hi ${EMAIL}`, max_gen_len: 9 }, { generation: `one ${EMAIL}`, prompt_token_count: 3, generation_token_count: 2, stop_reason: 'stop' }, ['']],
+    ['mistral', { prompt: `<s>[INST] hi ${EMAIL} [/INST]`, max_tokens: 9 }, { outputs: [{ text: `one ${EMAIL}`, stop_reason: 'stop' }, { text: 'two', stop_reason: 'stop' }] }, ['', 'output 2']],
+  ];
+  for (const [dialect, body, answer, labels] of completions) {
+    it(`${dialect}'s: the whole prompt judged and rewritten; each completion judged and rewritten, named after the first`, () => {
+      const request = OWN_REQUEST_BODY[dialect as 'titan'];
+      expect(request.unreadable(body)).toBeNull();
+      expect(request.textOf(body)).toContain(`hi ${EMAIL}`);
+      const rewritten = request.rewrite(body, redact);
+      expect(rewritten.found).toBe(1);
+      expect(JSON.stringify(rewritten.value)).toBe(JSON.stringify(body).replace(EMAIL, '[EMAIL]'));
+      const io = OWN_ANSWER_BODY[dialect as 'titan'];
+      expect(io.textOf(answer)).toBe(`one ${EMAIL}`);
+      expect([{ label: '', text: io.textOf(answer) }, ...io.otherTexts(answer)].map((t) => t.label)).toEqual(labels);
+      const { value, found } = io.rewrite(answer, redact);
+      expect(found).toBe(1);
+      expect(JSON.stringify(value)).toBe(JSON.stringify(answer).replace(EMAIL, '[EMAIL]'));
+      // Another form of body (Mistral's chat messages, a body without the prompt) is not read.
+      expect(request.unreadable({ messages: [{ role: 'user', content: 'hi' }] })).toContain('not judged');
+      expect(request.rewrite({ messages: [] }, redact)).toEqual({ value: { messages: [] }, found: 0 });
+    });
   }
 });
 

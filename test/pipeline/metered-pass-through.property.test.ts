@@ -6,7 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
-import { meteredPassThrough, ownTokenCount, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
+import { meteredPassThrough, ownAnswerDialect, ownTokenCount, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
 import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
 import { EVERY_ROUTING_HEADER, gatewayOptions } from '../../runtime/pipeline/options.ts';
 import { requestedModel } from '../../runtime/pipeline/request-model.ts';
@@ -74,7 +74,14 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'cloudc', true],
       ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'anthropic', false],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'messages', 'anthropic', false],
-      ['POST', '/model/amazon.titan-text-express-v1/invoke', null, 'cloudc', false],
+      // Another model's invoke: read in its vendor's format where the gateway knows it.
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'titan', 'cloudc', false],
+      ['POST', '/model/us.amazon.nova-pro-v1%3A0/invoke-with-response-stream', 'nova', 'openai', false],
+      ['POST', '/model/amazon.nova-canvas-v1%3A0/invoke', null, 'cloudc', false],
+      ['POST', '/model/meta.llama3-70b-instruct-v1%3A0/invoke', 'llama', 'cloudc', false],
+      ['POST', '/model/mistral.mixtral-8x7b-instruct-v0%3A1/invoke', 'mistral', 'cloudc', false],
+      ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', false],
+      ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', false],
       ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', false],
       ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), null, 'cloudb', false],
       ['POST', '/threads/t1/messages', null, 'vendor', false],
@@ -85,6 +92,29 @@ describe('the dialect a pass-through request is read in', () => {
       expect(passThroughDialect(x), `${method} ${path}`).toBe(dialect);
       expect(ownTokenCount(x, provider), `${method} ${path} to ${provider}`).toBe(counts);
     }
+  });
+});
+
+describe('the dialect a pass-through answer\'s text is read in', () => {
+  it('is the family\'s own chat call\'s, or another model\'s invoke format the gateway reads, when a target of that family answered', () => {
+    const cases: Array<[string, string, string | null]> = [
+      ['/messages', 'anthropic', 'messages'],
+      ['/messages', 'openai', null],
+      ['/messages/count_tokens', 'anthropic', null],
+      [GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
+      [GENERATE('text-embedding-005', 'predict'), 'cloudb', null],
+      ['/model/amazon.nova-lite-v1%3A0/converse', 'cloudc', 'converse'],
+      ['/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'cloudc', 'messages'],
+      ['/model/amazon.nova-lite-v1%3A0/invoke', 'cloudc', 'nova'],
+      ['/model/amazon.titan-text-premier-v1%3A0/invoke-with-response-stream', 'cloudc', 'titan'],
+      ['/model/meta.llama3-8b-instruct-v1%3A0/invoke', 'cloudc', 'llama'],
+      ['/model/meta.llama3-8b-instruct-v1%3A0/invoke', 'anthropic', null],
+      ['/model/mistral.mistral-7b-instruct-v0%3A2/invoke', 'cloudc', 'mistral'],
+      ['/model/amazon.titan-embed-text-v2%3A0/invoke', 'cloudc', null],
+      ['/model/ai21.jamba-1-5-large-v1%3A0/invoke', 'cloudc', null],
+      ['/model/amazon.nova-lite-v1%3A0/count-tokens', 'cloudc', null],
+    ];
+    for (const [path, provider, dialect] of cases) expect(ownAnswerDialect(passThrough('POST', path), provider), `${path} to ${provider}`).toBe(dialect);
   });
 });
 

@@ -17,7 +17,7 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
-import { meteredPassThrough, ownTokenCount } from '../metered-pass-through.ts';
+import { meteredPassThrough, ownAnswerDialect, ownTokenCount } from '../metered-pass-through.ts';
 import { gatewayAnswer, isJsonType, ownAnswer, ownFraming, textlessAnswer, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
@@ -93,11 +93,12 @@ export const attemptHookStage: Stage = {
       const contentType = response.headers['content-type'];
       if (passedOn(x)) {
         // A family's own chat API is read in its dialect when its own family's target answered it.
-        const dialect = meteredPassThrough(x, leaf.provider ?? '');
+        const provider = leaf.provider ?? '';
         // A token count answers counts, cloud B's embeddings vectors: no text to judge (their request's text was judged before it went).
-        if (dialect === 'predict' || (dialect === null && ownTokenCount(x, leaf.provider ?? ''))) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
-        // Another model's invoke answers in its vendor's own format: judged as the rest of the pass-through.
-        if (dialect === null || dialect === 'invoke') return judgePassedOn(x, run, outcome, response, waited, later);
+        if (meteredPassThrough(x, provider) === 'predict' || ownTokenCount(x, provider)) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
+        // Another model's invoke in a format the gateway does not read: judged as the rest of the pass-through.
+        const dialect = ownAnswerDialect(x, provider);
+        if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));

@@ -6,7 +6,7 @@ import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import type { Exchange } from '../exchange.ts';
-import { type OwnDialect, passThroughDialect, streamsJsonArray } from '../metered-pass-through.ts';
+import { passThroughDialect, streamsJsonArray, type TextDialect } from '../metered-pass-through.ts';
 import { holdStream, rewrittenStream } from './held-stream.ts';
 import { answerText, NO_OTHER_TEXTS, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest, unreadableRequestText } from './hook-text.ts';
 import { CORRUPT_STREAM, holdOwnStream, type OwnFraming } from './own-text/own-held-stream.ts';
@@ -77,7 +77,7 @@ export function gatewayAnswer(x: Exchange, response: UpstreamResponse, bytes: Bu
  * An answer of a family's own chat API through the pass-through, in its dialect: a stream in its
  * framing (SSE, AWS's event stream), JSON, or the JSON array generateContent streams without alt=sse.
  */
-export function ownAnswer(dialect: OwnDialect, framing: OwnFraming | null, bytes: Buffer): ReadAnswer {
+export function ownAnswer(dialect: TextDialect, framing: OwnFraming | null, bytes: Buffer): ReadAnswer {
   const io = OWN_ANSWER_BODY[dialect];
   const held = framing === null ? null : holdOwnStream(dialect, framing, bytes);
   if (held !== null) return { answer: held.answer, io, bytesOf: (judged) => held.rewritten(judged), json: false };

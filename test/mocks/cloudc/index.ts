@@ -1,7 +1,7 @@
 // A protocol-faithful mock of cloud family C: every request must carry a valid SigV4 signature
 // (verified independently here) or a bearer API key; POST /model/{id}/converse answers JSON and
 // /converse-stream the binary event stream; a Claude model's /invoke and /invoke-with-response-stream
-// the messages API's answer and stream (invoke.ts), a Titan text model's its own (titan.ts); /count-tokens a converse body's or a Claude
+// the messages API's answer and stream (invoke.ts), a Titan text, Llama, Mistral or Nova model's its vendor's own (vendor-invoke.ts); /count-tokens a converse body's or a Claude
 // invoke body's input count (count-tokens.ts); any other path is echoed.
 import { startMockServer, bearerKey, type MockServer } from '../http/mock-server.ts';
 import { sendBytes } from '../http/respond.ts';
@@ -10,7 +10,7 @@ import { echo } from '../vendor/echo.ts';
 import { cloudcHeaders, converse, sendCloudcError } from './converse.ts';
 import { countTokens } from './count-tokens.ts';
 import { invoke, isClaude } from './invoke.ts';
-import { invokeTitan, isTitanText } from './titan.ts';
+import { invokeVendor, speaksVendorFormat } from './vendor-invoke.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 import { verifySigV4, type MockCredential } from './sigv4-verifier.ts';
 
@@ -61,12 +61,12 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
     sendBody: (ctx, status, contentType, body) => sendBytes(ctx, status, { ...cloudcHeaders(ctx), 'content-type': contentType }, body),
     route(ctx: MockContext): Promise<void> {
       const match = MODEL_PATH.exec(ctx.record.path);
-      // A Claude model's invoke (invoke.ts) and a Titan text model's (titan.ts) are answered; another model's own format is echoed, as any other path.
+      // A Claude model's invoke (invoke.ts) and those of the vendor formats of vendor-invoke.ts are answered; another model's own format is echoed, as any other path.
       const model = match === null ? '' : decodeURIComponent(match[1]);
-      if (match === null || (match[2].startsWith('invoke') && !isClaude(model) && !isTitanText(model))) return echo(ctx);
+      if (match === null || (match[2].startsWith('invoke') && !isClaude(model) && !speaksVendorFormat(model))) return echo(ctx);
       if (ctx.record.method !== 'POST') return sendCloudcError(ctx, 405, 'Method not allowed.');
       if (match[2] === 'count-tokens') return countTokens(ctx, decodeURIComponent(match[1]));
-      if (match[2].startsWith('invoke') && isTitanText(model)) return invokeTitan(ctx, match[2] === 'invoke-with-response-stream');
+      if (match[2].startsWith('invoke') && speaksVendorFormat(model)) return invokeVendor(ctx, model, match[2] === 'invoke-with-response-stream');
       if (match[2].startsWith('invoke')) return invoke(ctx, model, match[2] === 'invoke-with-response-stream', promptCache);
       return converse(ctx, match[2] === 'converse-stream', promptCache);
     },

@@ -1,15 +1,15 @@
 // A stream of a family's own chat API through the pass-through, held whole for the output checks
 // (as held-stream.ts holds the gateway's own), in any of its framings: SSE (the messages API,
 // generateContent with alt=sse), one JSON array (generateContent streamed without alt=sse) and AWS's
-// binary event stream (converse-stream; a Claude model's invoke stream, whose `chunk` events carry
-// the messages API's events as base64). Its answer is the dialect's whole JSON answer; a text the
+// binary event stream (converse-stream; an invoke stream, whose `chunk` events carry the model
+// vendor's own events as base64: a Claude model's the messages API's). Its answer is the dialect's whole JSON answer; a text the
 // checks rewrote goes back, slot by slot (a block's or candidate's text, its reasoning), in the first
 // delta that carried that slot, its later pieces emptied, every other event as it came.
 import { parseJson } from '../../../../compiler/config/json-parse.ts';
 import { eventMessageBytes, EventStreamDecoder, EventStreamError } from '../../../providers/cloudc/event-stream.ts';
 import { ownStreamEventOf, rechunked } from '../../../providers/cloudc/own-stream-events.ts';
 import { SseParser } from '../../../providers/shared/sse.ts';
-import type { OwnDialect } from '../../metered-pass-through.ts';
+import type { TextDialect } from '../../metered-pass-through.ts';
 import { eventText, jsonOf } from '../held-stream.ts';
 import { isObject, type Json, type OwnText, type Piece } from './own-text.ts';
 import { OWN_TEXTS } from './own-texts.ts';
@@ -27,12 +27,13 @@ export interface OwnHeldStream {
 export const CORRUPT_STREAM = 'the answer\'s event stream is corrupt, where no check can tell the text; not judged';
 
 /** `bytes` held in `dialect` as `framing` frames it; null when they are not so framed (a corrupt event stream, JSON that is no array). */
-export function holdOwnStream(dialect: OwnDialect, framing: OwnFraming, bytes: Buffer): OwnHeldStream | null {
+export function holdOwnStream(dialect: TextDialect, framing: OwnFraming, bytes: Buffer): OwnHeldStream | null {
   const text = OWN_TEXTS[dialect];
   switch (framing) {
     case 'sse': return heldSse(text, bytes);
     case 'array': return heldArray(text, bytes);
-    case 'event-stream': return heldEventStream(text, dialect === 'messages', bytes);
+    // Every event stream but converse-stream is an invoke stream, its events in `chunk`s.
+    case 'event-stream': return heldEventStream(text, dialect !== 'converse', bytes);
   }
 }
 

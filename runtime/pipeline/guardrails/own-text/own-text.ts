@@ -1,6 +1,7 @@
 // What hooks read and what transformers rewrite in a family's own chat API called through the
 // pass-through (runtime/pipeline/metered-pass-through.ts): the messages API (a Claude model's
-// invoke too), generateContent and converse. The same rules as the gateway's own endpoints
+// invoke too), generateContent and converse, and the formats of other models' invoke the gateway
+// reads (invoke-vendors.ts). The same rules as the gateway's own endpoints
 // (hook-text.ts), in each dialect's shapes: checks judge the last user turn's text before the
 // request (a turn of tool results only is the client's program answering, as a chat's tool message,
 // and is passed over) and the answer's text after it (each of generateContent's candidates, as a
@@ -18,6 +19,8 @@ export const NOT_AN_OBJECT = 'the request\'s body is not the JSON object its API
 export type Apply = (text: string) => string;
 
 export interface OwnText {
+  /** Why a request body (a JSON object) has no text a check can read in this dialect; absent when every object can be read. */
+  unreadable?(body: Json): string | null;
   /** The text checks judge of a request: its last user turn's, tool results passed over. */
   requestText(body: Json): string;
   /** The request with `apply` run on every text it holds (copies where it changed anything). */

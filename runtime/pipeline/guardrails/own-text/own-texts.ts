@@ -1,27 +1,33 @@
-// Each family's own chat dialect's text reader and writer, by dialect, and the bodies the hook
-// stage judges a request and an answer in that dialect with (and a request of cloud B's embeddings).
-import type { OwnDialect, OwnReading } from '../../metered-pass-through.ts';
+// Each family's own chat dialect's text reader and writer, and each format of another model's invoke
+// the gateway reads, by dialect, and the bodies the hook stage judges a request and an answer in that
+// dialect with (and a request of cloud B's embeddings).
+import type { OwnReading, TextDialect } from '../../metered-pass-through.ts';
 import type { TextTransform } from '../check.ts';
 import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
 import type { PhaseBody } from '../run-hooks.ts';
 import { parseJson } from '../../../../compiler/config/json-parse.ts';
 import { converseText } from './converse.ts';
 import { generateContentText } from './generate-content.ts';
+import { llamaText, mistralText, novaText, titanText } from './invoke-vendors.ts';
 import { messagesText } from './messages.ts';
 import { type Apply, isObject, type Json, NOT_AN_OBJECT, type OwnText } from './own-text.ts';
 import { PREDICT_REQUEST_BODY } from './predict.ts';
 
-export const OWN_TEXTS: Record<OwnDialect, OwnText> = {
+export const OWN_TEXTS: Record<TextDialect, OwnText> = {
   messages: messagesText,
   generateContent: generateContentText,
   converse: converseText,
+  nova: novaText,
+  titan: titanText,
+  llama: llamaText,
+  mistral: mistralText,
 };
 
 function requestBody(text: OwnText): PhaseBody {
   return {
     textOf: (body) => (isObject(body) ? text.requestText(body) : ''),
     otherTexts: () => NO_OTHER_TEXTS,
-    unreadable: (body) => (isObject(body) ? null : NOT_AN_OBJECT),
+    unreadable: (body) => (isObject(body) ? text.unreadable?.(body) ?? null : NOT_AN_OBJECT),
     rewrite: (body, transform) => counted(body, transform, text.rewriteRequest),
   };
 }
@@ -101,17 +107,13 @@ function countBody(claude: boolean): PhaseBody {
   };
 }
 
+const TEXT_DIALECTS = Object.keys(OWN_TEXTS) as TextDialect[];
+
 export const OWN_REQUEST_BODY: Record<OwnReading, PhaseBody> = {
-  messages: requestBody(messagesText),
-  generateContent: requestBody(generateContentText),
-  converse: requestBody(converseText),
+  ...(Object.fromEntries(TEXT_DIALECTS.map((dialect) => [dialect, requestBody(OWN_TEXTS[dialect])])) as Record<TextDialect, PhaseBody>),
   converseCount: countBody(false),
   claudeCount: countBody(true),
   predict: PREDICT_REQUEST_BODY,
 };
 
-export const OWN_ANSWER_BODY: Record<OwnDialect, PhaseBody> = {
-  messages: answerBody(messagesText),
-  generateContent: answerBody(generateContentText),
-  converse: answerBody(converseText),
-};
+export const OWN_ANSWER_BODY = Object.fromEntries(TEXT_DIALECTS.map((dialect) => [dialect, answerBody(OWN_TEXTS[dialect])])) as Record<TextDialect, PhaseBody>;
