@@ -17,6 +17,7 @@ import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vend
 import { MESSAGES_MOCK_KEY, startMessagesMock } from '../mocks/messages/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock, startCloudbMock } from '../mocks/cloudb/index.ts';
+import { CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY, startCloudcMock } from '../mocks/cloudc/index.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 import { until } from '../jobs/harness.ts';
 
@@ -29,6 +30,7 @@ describe('tracing', () => {
   let mock: VendorMock;
   let messages: MockServer;
   let cloudb: CloudbMock;
+  let cloudc: MockServer;
   let dir: string;
   let gateway: RunningGateway | null = null;
 
@@ -37,6 +39,7 @@ describe('tracing', () => {
     mock = await startVendorMock({ label: 'traced' });
     messages = await startMessagesMock({ label: 'traced-messages' });
     cloudb = await startCloudbMock({ label: 'traced-cloudb' });
+    cloudc = await startCloudcMock({ label: 'traced-cloudc' });
     dir = await mkdtemp(join(tmpdir(), 'gateway-tracing-'));
     await mkdir(join(dir, 'configs'));
     await writeFile(join(dir, 'configs', 'fallback.json'), JSON.stringify({
@@ -45,12 +48,14 @@ describe('tracing', () => {
     }));
     await writeFile(join(dir, 'configs', 'messages.json'), JSON.stringify({ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }));
     await writeFile(join(dir, 'configs', 'cloudb.json'), JSON.stringify({ provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount }));
+    await writeFile(join(dir, 'configs', 'cloudc.json'), JSON.stringify({ provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY }));
   });
   afterAll(async () => {
     await gateway?.close();
     await mock?.close();
     await messages?.close();
     await cloudb?.close();
+    await cloudc?.close();
     await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -147,6 +152,28 @@ describe('tracing', () => {
     const attempt = receiver.spans.find((s) => s.kind === 3 && s.parentSpanId === server.spanId)!;
     expect(server.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': 'cloudb', 'gen_ai.usage.input_tokens': answer.predictions[0].embeddings.statistics.token_count });
     expect(attempt.attributes['gen_ai.operation.name']).toBe('embeddings');
+  });
+
+  it('names another model\'s invoke through cloud C\'s pass-through by its vendor\'s format: Nova\'s a chat, Llama\'s a text completion, one not read none', async () => {
+    const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-invoke'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
+    const invoke = (model: string, trace: string, body: unknown) => fetch(`${traced.url}/v1/model/${encodeURIComponent(model)}/invoke`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'cloudc', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((res) => res.arrayBuffer());
+    await invoke('amazon.nova-lite-v1:0', 'invoke-nova', { messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
+    await invoke('meta.llama3-8b-instruct-v1:0', 'invoke-llama', { prompt: 'hi' });
+    await invoke('cohere.command-r-v1:0', 'invoke-cohere', { message: 'hi' });
+    await traced.close();
+    const server = (trace: string) => receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === trace)!;
+    const attempt = (trace: string) => receiver.spans.find((s) => s.kind === 3 && s.parentSpanId === server(trace).spanId)!;
+    expect(server('invoke-nova').attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'cloudc', 'gen_ai.request.model': 'amazon.nova-lite-v1:0' });
+    expect(server('invoke-nova').attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+    expect(attempt('invoke-nova').attributes['gen_ai.operation.name']).toBe('chat');
+    expect(server('invoke-llama').attributes['gen_ai.operation.name']).toBe('text_completion');
+    expect(attempt('invoke-llama').attributes['gen_ai.operation.name']).toBe('text_completion');
+    expect(server('invoke-cohere').attributes['gen_ai.operation.name']).toBeUndefined();
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {

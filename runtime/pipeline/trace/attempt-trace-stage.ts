@@ -4,16 +4,25 @@
 import { recordedModel } from '../../core/request-record.ts';
 import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
-import { type MeteredDialect, meteredPassThrough } from '../metered-pass-through.ts';
+import { meteredPassThrough, ownAnswerDialect, type TextDialect } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
+/** The GenAI operation (gen_ai.operation.name) of a call through the pass-through whose text is read, by the dialect it is read in. */
+const TEXT_OPERATIONS: Record<TextDialect, string> = {
+  messages: 'chat', generateContent: 'chat', converse: 'chat', nova: 'chat',
+  titan: 'text_completion', llama: 'text_completion', mistral: 'text_completion',
+};
+
 /**
- * A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings
- * (gen_ai.operation.name); another model's invoke is any kind of call (text, embeddings, images): none.
+ * A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings; another
+ * model's invoke by its vendor's format where the gateway reads it (a chat, a text completion), and
+ * otherwise none (it may be any kind of call: text, embeddings, images).
  */
-function passThroughOperation(dialect: MeteredDialect | null): string | null {
-  return dialect === null || dialect === 'invoke' ? null : dialect === 'predict' ? 'embeddings' : 'chat';
+function passThroughOperation(x: Exchange, provider: string): string | null {
+  if (meteredPassThrough(x, provider) === 'predict') return 'embeddings';
+  const dialect = ownAnswerDialect(x, provider);
+  return dialect === null ? null : TEXT_OPERATIONS[dialect];
 }
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */
@@ -33,7 +42,7 @@ export const attemptTraceStage: Stage = {
       if (span === undefined) return next(x);
       const params = x.params as { model?: unknown } | undefined;
       const provider = node.provider ?? x.options.provider ?? 'unknown';
-      const operation = genAiOperation(x.operationId) ?? passThroughOperation(meteredPassThrough(x, provider));
+      const operation = genAiOperation(x.operationId) ?? passThroughOperation(x, provider);
       const attempt = span.attempt(path, provider, typeof params?.model === 'string' ? recordedModel(params.model) : x.record.modelRequested, operation);
       x.options.passedHeaders.traceparent = attempt.traceparent;
       return next(x).then(
