@@ -55,6 +55,8 @@ const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
  * with their token counts; not the multimodal one, whose instances are images and video too.
  */
 const TEXT_EMBEDDING_MODEL = /^(?!multimodal)[^/]*embedding/;
+/** An Imagen model (`imagen-3.0-generate-002`, `imagen-4.0-fast-generate-001`), whose `:predict` takes prompts and answers images, billed per image. */
+const IMAGE_MODEL = /^imagen-/;
 
 /** A family's own chat dialect, spoken by the pass-through. */
 export type OwnDialect = ChatDialect;
@@ -72,7 +74,7 @@ export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
  * How a request of a family's own call is read: in its dialect, as the body cloud C's token count
  * wraps (a converse body; of a Claude model, its invoke body too), or as cloud B's embedding instances.
  */
-export type OwnReading = TextDialect | 'converseCount' | 'claudeCount' | 'predict';
+export type OwnReading = TextDialect | 'converseCount' | 'claudeCount' | 'predict' | 'imagePredict';
 
 /** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCallBase {
@@ -84,19 +86,27 @@ interface OwnCallBase {
   counts?: true;
 }
 
-/** A call whose request is read: in its dialect, or as `reads` says. */
-interface ReadCall extends OwnCallBase {
-  dialect: Exclude<MeteredDialect, 'invoke'>;
+/** A family's own chat call or its token count: its request read in its dialect, or as `reads` says. */
+interface ChatCall extends OwnCallBase {
+  dialect: OwnDialect;
   reads?: OwnReading;
+  textless?: never;
+}
+
+/** Cloud B's `:predict`, its request read in its dialect: its answer holds no text a check reads (vectors, images). */
+interface TextlessCall extends OwnCallBase {
+  dialect: 'predict' | 'imagePredict';
+  textless: true;
 }
 
 /** Another model's invoke: metered by the service's counts; read in its vendor's format where the gateway knows it, else not read. */
 interface InvokeCall extends OwnCallBase {
   dialect: 'invoke';
   reads: InvokeVendor | null;
+  textless?: never;
 }
 
-type OwnCall = ReadCall | InvokeCall;
+type OwnCall = ChatCall | TextlessCall | InvokeCall;
 
 const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
@@ -113,7 +123,8 @@ const OWN_CALLS: readonly OwnCall[] = [
   // A Claude model's count may wrap its invoke body (the messages API's), which is read too; another model's may not.
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'claudeCount', model: CLAUDE_MODEL },
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'converseCount' },
-  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL },
+  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL, textless: true },
+  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'imagePredict', model: IMAGE_MODEL, textless: true },
 ];
 
 function ownCall(x: Exchange): OwnCall | null {
@@ -146,7 +157,13 @@ export function ownAnswerDialect(x: Exchange, provider: string): TextDialect | n
   const call = ownCall(x);
   if (call === null || call.counts === true || call.family !== provider) return null;
   if (call.dialect === 'invoke') return call.reads;
-  return call.dialect === 'predict' ? null : call.dialect;
+  return call.textless === true ? null : call.dialect;
+}
+
+/** Whether `x`'s answer, answered by `provider`, is a family's own answer without text: a token count's counts, cloud B's vectors or images. */
+export function ownTextlessAnswer(x: Exchange, provider: string): boolean {
+  const call = ownCall(x);
+  return call !== null && call.family === provider && (call.counts === true || call.textless === true);
 }
 
 /**
@@ -157,6 +174,7 @@ export function ownAnswerDialect(x: Exchange, provider: string): TextDialect | n
 export function passThroughDialect(x: Exchange): OwnReading | null {
   const call = ownCall(x);
   if (call === null) return null;
+  if (call.textless === true) return call.dialect;
   return call.reads !== undefined ? call.reads : call.dialect;
 }
 

@@ -259,14 +259,51 @@ describe('cloud B\'s embeddings (`:predict` on a text embedding model) through t
     expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
   });
 
-  it('another model\'s :predict (an image model\'s) is in its own shape: its text checks fail unjudged', async () => {
+  it('another model\'s :predict (a video model\'s) is in its own shape: its text checks fail unjudged', async () => {
     const before = cloudb.requests.length;
-    const path = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/imagen-mock:predict`;
+    const path = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/veo-mock:predict`;
     const res = await predict('in', [{ prompt: 'a lighthouse' }], path);
     expect(res.status).toBe(446);
     const check = ((await res.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
     expect(check.explanation).toContain('not judged');
     expect(cloudb.requests.length).toBe(before);
+  });
+});
+
+describe('cloud B\'s image generation (`:predict` on an Imagen model) through the pass-through', () => {
+  const IMAGEN = `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/imagen-3.0-generate-002:predict`;
+  const imagen = (config: string, body: unknown) => fetch(`${served.gateway.url}${IMAGEN}`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': `cloudb-${config}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+  it('an input deny rule judges its prompt: denied with 446 before the provider is called', async () => {
+    const before = cloudb.requests.length;
+    const denied = await imagen('in', { instances: [{ prompt: 'draw the secret map' }] });
+    expect(denied.status).toBe(446);
+    const check = ((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+    expect(check).toMatchObject({ verdict: false, error: null });
+    expect(check.explanation).not.toContain('not judged');
+    expect(cloudb.requests.length).toBe(before);
+  });
+
+  it('an input redaction rewrites its prompt and negative prompt; the images come back as the service made them', async () => {
+    const res = await imagen('in', { instances: [{ prompt: `a card for ${EMAIL}` }], parameters: { sampleCount: 2, negativePrompt: `no ${EMAIL}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).predictions).toHaveLength(2);
+    const sent = cloudb.requests.at(-1)!.json as any;
+    expect(JSON.stringify(sent)).not.toContain(EMAIL);
+    expect(sent.instances[0].prompt).toMatch(/^a card for \S+$/);
+    expect(sent.parameters).toMatchObject({ sampleCount: 2, negativePrompt: expect.stringMatching(/^no \S+$/) });
+  });
+
+  it('its answer (images, no text) passes an output deny rule', async () => {
+    const res = await imagen('deny', { instances: [{ prompt: 'the secret garden' }] });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as any;
+    expect(answer.predictions[0].bytesBase64Encoded).toEqual(expect.any(String));
+    expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
   });
 });
 

@@ -149,14 +149,35 @@ describe('prompt caching through the translated families', () => {
       const record = await logged('passthrough-cloudb-predict');
       expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', model_requested: 'text-embedding-mock', model_answered: 'text-embedding-mock', stream: false });
       expect(record.usage).toMatchObject({ input_tokens: tokens, output_tokens: 0, total_tokens: tokens, estimated: false });
-      // An image model's :predict answers in its own shape: not metered.
-      const image = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'imagen-mock')}`, {
+      // Another model's :predict (a video model's) answers in its own shape: not metered.
+      const video = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'veo-mock')}`, {
         method: 'POST',
-        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-imagen', 'content-type': 'application/json' },
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-veo', 'content-type': 'application/json' },
         body: JSON.stringify({ instances: [{ prompt: 'a lighthouse' }] }),
       });
-      await image.arrayBuffer();
-      expect(await logged('passthrough-cloudb-imagen')).toMatchObject({ model_requested: 'imagen-mock', usage: null });
+      await video.arrayBuffer();
+      expect(await logged('passthrough-cloudb-veo')).toMatchObject({ model_requested: 'veo-mock', usage: null });
+    });
+
+    it(':predict on an Imagen model (its image generation): logged with the images it answered, priced per image; a withheld image is not one', async () => {
+      const imagen = (trace: string, prompt: string, parameters: object) => fetch(`${served.gateway.url}/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/google/models/imagen-3.0-generate-002:predict`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+        body: JSON.stringify({ instances: [{ prompt }], parameters }),
+      });
+      const drawn = await imagen('passthrough-cloudb-imagen', 'a lighthouse at dusk', { sampleCount: 3 });
+      expect(((await drawn.json()) as any).predictions.filter((p: any) => p.bytesBase64Encoded !== undefined)).toHaveLength(3);
+      const record = await logged('passthrough-cloudb-imagen');
+      expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', model_requested: 'imagen-3.0-generate-002', model_answered: 'imagen-3.0-generate-002' });
+      expect(record.usage).toMatchObject({ input_tokens: 0, output_tokens: 0, images: 3, estimated: false });
+      expect(record.cost_usd).toBeCloseTo(3 * 0.04, 10);
+      // Stored: each image a storage URI. Withheld by the service's filter: none billed.
+      await (await imagen('passthrough-cloudb-imagen-stored', 'a lighthouse', { sampleCount: 2, storageUri: 'gs://bucket/out' })).arrayBuffer();
+      expect((await logged('passthrough-cloudb-imagen-stored')).usage).toMatchObject({ images: 2 });
+      await (await imagen('passthrough-cloudb-imagen-withheld', 'something forbidden', { sampleCount: 2 })).arrayBuffer();
+      const withheld = await logged('passthrough-cloudb-imagen-withheld');
+      expect(withheld.usage).toMatchObject({ images: 0 });
+      expect(withheld.cost_usd).toBe(0);
     });
 
     it('its token count and other paths stay unmetered: they generate nothing', async () => {

@@ -178,7 +178,8 @@ describe('a misbehaving provider', () => {
           : call === 'other invoke passed through'
             ? await e2e.fetch(`/v1/model/${otherModel}/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify(otherBody) })
           : call === 'predict passed through'
-            ? await e2e.fetch('/v1/projects/p/locations/us-central1/publishers/google/models/text-embedding-005:predict', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ instances: [{ content: 'hi' }] }) })
+            // :predict never streams: "streamed" sends an Imagen model's (images counted as the answer goes by) instead of an embedding model's.
+            ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/google/models/${stream ? 'imagen-3.0-generate-002' : 'text-embedding-005'}:predict`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ instances: [stream ? { prompt: 'hi' } : { content: 'hi' }] }) })
           : call === 'invoke passed through'
             ? await e2e.fetch(`/v1/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/${stream ? 'invoke-with-response-stream' : 'invoke'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) })
           : await json('/v1/chat/completions', { ...JSON.parse(CHAT), ...(route.includes('messages') ? { max_tokens: 64 } : {}) });

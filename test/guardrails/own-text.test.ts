@@ -133,6 +133,21 @@ it('a request body that is not a JSON object has no text a check can read', () =
   }
 });
 
+describe('cloud B\'s image generation (`:predict` on an Imagen model)', () => {
+  const body = { instances: [{ prompt: `a card for ${EMAIL}` }], parameters: { sampleCount: 2, negativePrompt: `no ${EMAIL}`, aspectRatio: '1:1' } };
+
+  it('judges the prompts; rewrites them and the negative prompt', () => {
+    const io = OWN_REQUEST_BODY.imagePredict;
+    expect(io.textOf(body)).toBe(`a card for ${EMAIL}`);
+    expect(io.textOf({ instances: [{ prompt: 'one' }, 7, { prompt: 'two' }] })).toBe('one\ntwo');
+    const { value, found } = io.rewrite(body, redact);
+    expect(found).toBe(2);
+    expect(value).toEqual({ instances: [{ prompt: 'a card for [EMAIL]' }], parameters: { sampleCount: 2, negativePrompt: 'no [EMAIL]', aspectRatio: '1:1' } });
+    expect(io.rewrite({ instances: 'odd', parameters: { negativePrompt: EMAIL } }, redact)).toEqual({ value: { instances: 'odd', parameters: { negativePrompt: '[EMAIL]' } }, found: 1 });
+    expect(io.rewrite({ instances: [{ prompt: 'plain' }] }, redact)).toEqual({ value: { instances: [{ prompt: 'plain' }] }, found: 0 });
+  });
+});
+
 describe('another model\'s invoke in a format the gateway reads', () => {
   it('Amazon Nova\'s is read in converse\'s shapes', () => {
     const body = { schemaVersion: 'messages-v1', system: [{ text: `sys ${EMAIL}` }], messages: [{ role: 'user', content: [{ text: `ask ${EMAIL}` }, { image: { format: 'png', source: { bytes: 'AA==' } } }] }], inferenceConfig: { maxTokens: 9 } };

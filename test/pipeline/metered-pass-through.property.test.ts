@@ -54,7 +54,9 @@ describe('meteredPassThrough', () => {
       ['POST', GENERATE('textembedding-gecko@003', 'predict'), 'cloudb', 'predict'],
       ['POST', GENERATE('text-embedding-005', 'predict'), 'vendor', null],
       ['POST', GENERATE('multimodalembedding@001', 'predict'), 'cloudb', null],
-      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'cloudb', null],
+      // Its image generation: an Imagen model's :predict, metered by the images it answers.
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'cloudb', 'imagePredict'],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'vendor', null],
       ['POST', '/projects/p/locations/l/endpoints/123:predict', 'cloudb', null],
     ];
     for (const [method, path, provider, dialect] of cases) expect(meteredPassThrough(passThrough(method as 'POST' | 'GET', path), provider), `${method} ${path} to ${provider}`).toBe(dialect);
@@ -83,7 +85,8 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', false],
       ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', false],
       ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', false],
-      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), null, 'cloudb', false],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'cloudb', false],
+      ['POST', GENERATE('veo-2.0-generate-001', 'predict'), null, 'cloudb', false],
       ['POST', '/threads/t1/messages', null, 'vendor', false],
       ['GET', '/messages', null, 'anthropic', false],
     ];
@@ -103,6 +106,7 @@ describe('the dialect a pass-through answer\'s text is read in', () => {
       ['/messages/count_tokens', 'anthropic', null],
       [GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
       [GENERATE('text-embedding-005', 'predict'), 'cloudb', null],
+      [GENERATE('imagen-4.0-generate-001', 'predict'), 'cloudb', null],
       ['/model/amazon.nova-lite-v1%3A0/converse', 'cloudc', 'converse'],
       ['/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'cloudc', 'messages'],
       ['/model/amazon.nova-lite-v1%3A0/invoke', 'cloudc', 'nova'],

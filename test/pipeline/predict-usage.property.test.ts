@@ -1,9 +1,11 @@
 // Cloud B's embeddings answer's usage is the sum of its predictions' token counts, read as the bytes
 // go by: however the answer is cut into chunks (a name or a number split between two), whatever
-// spacing it is written with, the sum is the same; an answer without counts has no usage.
+// spacing it is written with, the sum is the same; an answer without counts has no usage. Its image
+// generation's usage is the images its predictions carry (bytes or a storage URI; a withheld one
+// not), counted the same way, however the answer is cut.
 import { fc, test } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
-import { PredictTokenCounts } from '../../runtime/pipeline/log/predict-usage.ts';
+import { PredictImageCount, PredictTokenCounts } from '../../runtime/pipeline/log/predict-usage.ts';
 
 /** An answer as the service writes it (statistics before the values), with `space` around its colons and commas. */
 function answer(counts: number[], space: string, dimensions: number): string {
@@ -12,18 +14,39 @@ function answer(counts: number[], space: string, dimensions: number): string {
   return `{"predictions":[${predictions.join(`,${space}`)}],"metadata":{"billableCharacterCount":${counts.length * 7}},"deployedModelId":"text-embedding-005"}`;
 }
 
-/** `text` cut at `cuts` (fractions of its length), each piece fed in turn. */
-function summed(text: string, cuts: number[]): ReturnType<PredictTokenCounts['usage']> {
+/** `text` cut at `cuts` (fractions of its length), each piece fed in turn to `counts`: its usage. */
+function fed<C extends PredictTokenCounts | PredictImageCount>(text: string, cuts: number[], counts: C): ReturnType<C['usage']> {
   const bytes = Buffer.from(text);
   const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
-  const counts = new PredictTokenCounts();
   let from = 0;
   for (const to of [...at, bytes.length]) {
     counts.write(bytes.subarray(from, to));
     from = to;
   }
-  return counts.usage();
+  return counts.usage() as ReturnType<C['usage']>;
 }
+
+const summed = (text: string, cuts: number[]) => fed(text, cuts, new PredictTokenCounts());
+
+/** An image prediction as the service writes it: its bytes, where it was stored, or the reason it was withheld. */
+const imagePrediction = fc.oneof(
+  fc.string({ maxLength: 40 }).map((bytes) => ({ billed: true, json: { mimeType: 'image/png', bytesBase64Encoded: Buffer.from(bytes).toString('base64') } })),
+  fc.webSegment().map((name) => ({ billed: true, json: { gcsUri: `gs://bucket/${name}.png`, mimeType: 'image/png' } })),
+  fc.string({ maxLength: 30 }).map((reason) => ({ billed: false, json: { raiFilteredReason: reason } })),
+);
+
+test.prop([fc.array(imagePrediction, { maxLength: 8 }), fc.boolean(), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 })], { numRuns: 300 })(
+  'the images an image generation answer carries, however it is cut',
+  (predictions, spaced, cuts) => {
+    const text = JSON.stringify({ predictions: predictions.map((p) => p.json) }, null, spaced ? 1 : undefined);
+    expect(fed(text, cuts, new PredictImageCount())).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, images: predictions.filter((p) => p.billed).length, estimated: false });
+  },
+);
+
+it('counts the images of an answer cut byte by byte, a short name wholly in a chunk\'s carried end once', () => {
+  const text = JSON.stringify({ predictions: [{ gcsUri: 'gs://b/0.png' }, { gcsUri: 'gs://b/1.png' }, { bytesBase64Encoded: 'AAAA' }] });
+  for (const cuts of [Array.from({ length: text.length }, (_, i) => i / text.length), [0.5], []]) expect(fed(text, cuts, new PredictImageCount()).images).toBe(3);
+});
 
 test.prop([
   fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 12 }),

@@ -17,7 +17,7 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
-import { meteredPassThrough, ownAnswerDialect, ownTokenCount } from '../metered-pass-through.ts';
+import { ownAnswerDialect, ownTextlessAnswer } from '../metered-pass-through.ts';
 import { gatewayAnswer, isJsonType, ownAnswer, ownFraming, textlessAnswer, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
@@ -94,8 +94,8 @@ export const attemptHookStage: Stage = {
       if (passedOn(x)) {
         // A family's own chat API is read in its dialect when its own family's target answered it.
         const provider = leaf.provider ?? '';
-        // A token count answers counts, cloud B's embeddings vectors: no text to judge (their request's text was judged before it went).
-        if (meteredPassThrough(x, provider) === 'predict' || ownTokenCount(x, provider)) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
+        // A token count answers counts, cloud B's :predict vectors or images: no text to judge (their request's text was judged before it went).
+        if (ownTextlessAnswer(x, provider)) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
         // Another model's invoke in a format the gateway does not read: judged as the rest of the pass-through.
         const dialect = ownAnswerDialect(x, provider);
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);

@@ -83,8 +83,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const tap = eventStream
     ? new EventStreamUsageTap(record, eventDialect, () => inputTokens(x), price)
     : stream
-    // Cloud B's embeddings and cloud C's invoke never answer SSE: such a stream on their path is read as the vendor's.
-    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' || dialect === 'invoke' ? 'vendor' : dialect)
+    // Cloud B's :predict and cloud C's invoke never answer SSE: such a stream on their path is read as the vendor's.
+    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' || dialect === 'imagePredict' || dialect === 'invoke' ? 'vendor' : dialect)
     : new JsonUsageTap(record, price, bodyBytes, dialect, response.headers);
   return { ...outcome, response: tapped(response, tap) };
 }

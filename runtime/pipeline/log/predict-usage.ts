@@ -1,4 +1,4 @@
-// Cloud B's embeddings answer (`:predict` on a text embedding model) reports no usage object: each
+// Cloud B's `:predict` answers report no usage object. Its embeddings (a text embedding model's): each
 // prediction carries its input's count, `{"embeddings": {"statistics": {"token_count": 6, …},
 // "values": […]}}`, and the call's usage is their sum. An answer of 250 inputs of 768 dimensions is
 // megabytes of numbers, more than the JSON tap keeps whole, so the counts are summed as the bytes go
@@ -67,5 +67,34 @@ export class PredictTokenCounts {
   usage(): TokenUsage | null {
     if (!this.#found) return null;
     return { inputTokens: this.#tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: this.#tokens, estimated: false };
+  }
+}
+
+/**
+ * Cloud B's image generation (`:predict` on an Imagen model) is billed per image, and reports no
+ * count: each image is a prediction with its bytes (`bytesBase64Encoded`) or, written to storage, its
+ * `gcsUri`; an image the service's filter withheld is a prediction with its reason only, not billed.
+ * The images are counted as the answer goes by (megabytes of base64, whose alphabet has no quote, so
+ * no image's bytes read as a name), a chunk's end carried for a name cut between chunks (a name
+ * wholly in the carry was counted with the chunk before).
+ */
+export class PredictImageCount {
+  static readonly #NAMES = [Buffer.from('"bytesBase64Encoded"'), Buffer.from('"gcsUri"')];
+  static readonly #CARRY = Math.max(...PredictImageCount.#NAMES.map((name) => name.length)) - 1;
+  #carry: Buffer | null = null;
+  #images = 0;
+
+  write(chunk: Buffer): void {
+    const carried = this.#carry?.length ?? 0;
+    const bytes = this.#carry === null ? chunk : Buffer.concat([this.#carry, chunk]);
+    for (const name of PredictImageCount.#NAMES) {
+      for (let at = bytes.indexOf(name); at !== -1; at = bytes.indexOf(name, at + name.length)) if (at + name.length > carried) this.#images++;
+    }
+    this.#carry = Buffer.from(bytes.subarray(Math.max(0, bytes.length - PredictImageCount.#CARRY)));
+  }
+
+  /** The images the answer carried, as the call's usage (no tokens). */
+  usage(): TokenUsage {
+    return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, images: this.#images, estimated: false };
   }
 }

@@ -20,12 +20,14 @@ export type ChatDialect = 'messages' | 'generateContent' | 'converse';
  * JSON array of such answers) or cloud C's converse (`usage` on the answer, which names no model; a
  * stream is AWS's binary event stream, read by event-stream-usage-tap.ts); or cloud B's embeddings
  * (`:predict` on a text embedding model: each prediction's `statistics.token_count`, summed by
- * predict-usage.ts; the answer names no model); or cloud C's invoke of a model whose body is its
+ * predict-usage.ts; the answer names no model); cloud B's image generation (`imagePredict`:
+ * `:predict` on an Imagen model, billed per image: the images its predictions carry, counted by
+ * predict-usage.ts); or cloud C's invoke of a model whose body is its
  * vendor's own format (`invoke`: the counts the service reports beside it, in the answer's
  * `x-amzn-bedrock-input-token-count` / `-output-token-count` headers, or a stream's last chunk's
  * `amazon-bedrock-invocationMetrics`).
  */
-export type UsageDialect = 'vendor' | ChatDialect | 'predict' | 'invoke';
+export type UsageDialect = 'vendor' | ChatDialect | 'predict' | 'imagePredict' | 'invoke';
 
 /** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
 export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {

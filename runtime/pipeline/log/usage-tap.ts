@@ -15,7 +15,7 @@ import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMembe
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { type ChatDialect, converseUsageOf, estimatedUsage, generateContentUsageOf, invokeHeadersUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
-import { PredictTokenCounts } from './predict-usage.ts';
+import { PredictImageCount, PredictTokenCounts } from './predict-usage.ts';
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** What a longer body keeps of its start (a chat answer's `model`) and of its end (`usage`; an embeddings list's `model` too). */
@@ -59,6 +59,7 @@ const JSON_READINGS: Readonly<Record<UsageDialect, MemberReading | CountedReadin
   converse: { model: null, usage: 'usage', read: converseUsageOf },
   // Summed as it goes by (predict-usage.ts).
   predict: { counts: () => new PredictTokenCounts() },
+  imagePredict: { counts: () => new PredictImageCount() },
   // Its body is its model vendor's own format; the service's counts are in its headers.
   invoke: { counts: (headers) => ({ write: () => {}, usage: () => invokeHeadersUsageOf(headers) }) },
 };

@@ -159,6 +159,23 @@ function mergeText(parts: Json[]): Json[] {
   return parts;
 }
 
+/**
+ * An Imagen model's answer: `parameters.sampleCount` images (1 when absent) for its one instance's
+ * `prompt`, each its bytes in base64 (`bytesBase64Encoded`), or, with `parameters.storageUri`, where
+ * it was written (`gcsUri`); a prompt with "forbidden" in it has its images withheld by the service's
+ * filter, each a prediction with its reason only.
+ */
+function imagesOf(body: Json): Json[] {
+  const prompt = String((body.instances as Json[])[0]?.prompt ?? '');
+  const parameters = (body.parameters ?? {}) as Json;
+  const count = typeof parameters.sampleCount === 'number' ? parameters.sampleCount : 1;
+  return Array.from({ length: count }, (_, at) => {
+    if (prompt.includes('forbidden')) return { raiFilteredReason: 'Your current safety filter threshold filtered out the generated image.' };
+    const image = typeof parameters.storageUri === 'string' ? { gcsUri: `${parameters.storageUri}/sample_${at}.png` } : { bytesBase64Encoded: Buffer.from(`PNG ${prompt} #${at}`.repeat(64)).toString('base64') };
+    return { ...image, mimeType: 'image/png' };
+  });
+}
+
 /** `:countTokens`: generateContent's body, answered with its prompt's count and billable characters. */
 export async function countTokens(ctx: MockContext): Promise<void> {
   const body = await parse(ctx);
@@ -170,6 +187,7 @@ export async function countTokens(ctx: MockContext): Promise<void> {
 export async function predict(ctx: MockContext, model: string): Promise<void> {
   const body = jsonObject(ctx);
   if (body === null || !Array.isArray(body.instances) || body.instances.length === 0) return sendCloudbError(ctx, 400, 'instances must be a non-empty list.');
+  if (model.startsWith('imagen-')) return sendJson(ctx, { predictions: imagesOf(body) });
   const dimensions = (body.parameters as Json | undefined)?.outputDimensionality ?? 8;
   const predictions = (body.instances as Json[]).map((instance) => {
     const text = String(instance.content ?? '');

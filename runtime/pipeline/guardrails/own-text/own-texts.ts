@@ -1,6 +1,6 @@
 // Each family's own chat dialect's text reader and writer, and each format of another model's invoke
 // the gateway reads, by dialect, and the bodies the hook stage judges a request and an answer in that
-// dialect with (and a request of cloud B's embeddings).
+// dialect with (and a request of cloud B's embeddings and image generation).
 import type { OwnReading, TextDialect } from '../../metered-pass-through.ts';
 import type { TextTransform } from '../check.ts';
 import { NO_OTHER_TEXTS, type Rewritten } from '../hook-text.ts';
@@ -11,7 +11,7 @@ import { generateContentText } from './generate-content.ts';
 import { llamaText, mistralText, novaText, titanText } from './invoke-vendors.ts';
 import { messagesText } from './messages.ts';
 import { type Apply, isObject, type Json, NOT_AN_OBJECT, type OwnText } from './own-text.ts';
-import { PREDICT_REQUEST_BODY } from './predict.ts';
+import { IMAGE_PREDICT_REQUEST_BODY, PREDICT_REQUEST_BODY } from './predict.ts';
 
 export const OWN_TEXTS: Record<TextDialect, OwnText> = {
   messages: messagesText,
@@ -114,6 +114,7 @@ export const OWN_REQUEST_BODY: Record<OwnReading, PhaseBody> = {
   converseCount: countBody(false),
   claudeCount: countBody(true),
   predict: PREDICT_REQUEST_BODY,
+  imagePredict: IMAGE_PREDICT_REQUEST_BODY,
 };
 
 export const OWN_ANSWER_BODY = Object.fromEntries(TEXT_DIALECTS.map((dialect) => [dialect, answerBody(OWN_TEXTS[dialect])])) as Record<TextDialect, PhaseBody>;

@@ -1,46 +1,55 @@
-// Cloud B's embeddings through the pass-through (`:predict` on a text embedding model): its request's
-// texts are its instances' `content` (and a document's `title`, text the model reads with it), read
-// as the vendor's embedding `input` is: every text joined, one per line, for checks; every text
-// rewritten by transformers. Its answer is vectors, with no text (judged as `""`).
+// Cloud B's `:predict` through the pass-through, on the models whose instances the gateway reads.
+// Embeddings (a text embedding model's): its request's texts are its instances' `content` (and a
+// document's `title`, text the model reads with it), read as the vendor's embedding `input` is:
+// every text joined, one per line, for checks; every text rewritten by transformers. Image generation
+// (an Imagen model's): its instances' `prompt`, read as an image request's prompt is, and its
+// `parameters.negativePrompt` (what the image is not to show) rewritten with them, not judged, as a
+// chat's system prompt is rewritten but not judged. Their answers, vectors and images, have no text
+// (judged as `""`).
 import type { PhaseBody } from '../run-hooks.ts';
 import { NO_OTHER_TEXTS } from '../hook-text.ts';
 import { isObject, type Json, NOT_AN_OBJECT } from './own-text.ts';
-
-/** The members of an instance that hold text, in the order the model reads them. */
-const TEXT_MEMBERS = ['title', 'content'] as const;
+import type { TextTransform } from '../check.ts';
 
 function instancesOf(body: unknown): unknown[] {
   return isObject(body) && Array.isArray(body.instances) ? body.instances : [];
 }
 
-function textsOf(body: unknown): string {
-  const texts: string[] = [];
-  for (const instance of instancesOf(body)) {
-    if (!isObject(instance)) continue;
-    for (const member of TEXT_MEMBERS) if (typeof instance[member] === 'string') texts.push(instance[member]);
+/** `holder` with `transform` run on each of its string `members`, a copy where it found anything; what it found added to `found.count`. */
+function rewriteMembers(holder: Json, members: readonly string[], transform: TextTransform, found: { count: number }): Json {
+  let copy: Json | null = null;
+  for (const member of members) {
+    const text = holder[member];
+    if (typeof text !== 'string') continue;
+    const out = transform(text);
+    found.count += out.found;
+    if (out.found > 0) (copy ??= { ...holder })[member] = out.text;
   }
-  return texts.join('\n');
+  return copy ?? holder;
 }
 
-export const PREDICT_REQUEST_BODY: PhaseBody = {
-  textOf: textsOf,
-  otherTexts: () => NO_OTHER_TEXTS,
-  unreadable: (body) => (isObject(body) ? null : NOT_AN_OBJECT),
-  rewrite: (body, transform) => {
-    if (!isObject(body) || !Array.isArray(body.instances)) return { value: body, found: 0 };
-    let found = 0;
-    const instances = body.instances.map((instance: unknown) => {
-      if (!isObject(instance)) return instance;
-      let copy: Json | null = null;
-      for (const member of TEXT_MEMBERS) {
-        const text = instance[member];
-        if (typeof text !== 'string') continue;
-        const out = transform(text);
-        found += out.found;
-        if (out.found > 0) (copy ??= { ...instance })[member] = out.text;
+/** A `:predict` body whose instances' `judged` members are its text, and whose `parameters`' `rewritten` members are rewritten with them. */
+function predictBody(judged: readonly string[], rewritten: readonly string[]): PhaseBody {
+  return {
+    textOf(body) {
+      const texts: string[] = [];
+      for (const instance of instancesOf(body)) {
+        if (!isObject(instance)) continue;
+        for (const member of judged) if (typeof instance[member] === 'string') texts.push(instance[member]);
       }
-      return copy ?? instance;
-    });
-    return found === 0 ? { value: body, found } : { value: { ...body, instances }, found };
-  },
-};
+      return texts.join('\n');
+    },
+    otherTexts: () => NO_OTHER_TEXTS,
+    unreadable: (body) => (isObject(body) ? null : NOT_AN_OBJECT),
+    rewrite(body, transform) {
+      if (!isObject(body)) return { value: body, found: 0 };
+      const found = { count: 0 };
+      const instances = Array.isArray(body.instances) ? body.instances.map((instance: unknown) => (isObject(instance) ? rewriteMembers(instance, judged, transform, found) : instance)) : body.instances;
+      const parameters = isObject(body.parameters) ? rewriteMembers(body.parameters, rewritten, transform, found) : body.parameters;
+      return found.count === 0 ? { value: body, found: 0 } : { value: { ...body, instances, parameters }, found: found.count };
+    },
+  };
+}
+
+export const PREDICT_REQUEST_BODY = predictBody(['title', 'content'], []);
+export const IMAGE_PREDICT_REQUEST_BODY = predictBody(['prompt'], ['negativePrompt']);
