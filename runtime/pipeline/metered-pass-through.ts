@@ -5,7 +5,8 @@
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
 // Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
 // SDK's Bedrock client and the coding agents built on it call) to a `cloudc` target; and cloud B's
-// embeddings (`:predict` on a text embedding model, as its SDK's embedding model calls it). The log
+// embeddings and image generation (`:predict` on a text embedding model, as its SDK's embedding
+// model calls it, or on an Imagen model: its images counted, billed per image). The log
 // stage reads their usage in their own dialect, the trace stage names their operation, the hook
 // stages judge their text in it. Their token counts generate nothing and are not metered, but carry
 // the chat call's body, which the hook stages judge as well. Another model's invoke is in its
@@ -13,7 +14,7 @@
 // `invoke` dialect); its text is read where the gateway knows the format (Amazon Nova's, converse's
 // shapes; the prompt and completions of Titan's text models, Llama's, Mistral's text completion) and
 // judged as the rest of the pass-through otherwise. The rest generate nothing (files, batches), or
-// answer in a format each model vendor has its own of (another model's `:predict`: an image model's,
+// answer in a format each model vendor has its own of (another model's `:predict`: a video model's,
 // a multimodal embedding's), and are none of these. Cloud B's and cloud C's name their model in their
 // path.
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
@@ -67,12 +68,12 @@ export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral';
 /** What a call's text is read in: a family's own chat dialect, or a model vendor's invoke format. */
 export type TextDialect = OwnDialect | InvokeVendor;
 
-/** The dialect a metered pass-through call's answer is read in: a chat dialect, cloud B's embeddings, or another model's invoke (the service's counts). */
+/** The dialect a metered pass-through call's answer is read in: a chat dialect, cloud B's embeddings or images, or another model's invoke (the service's counts). */
 export type MeteredDialect = Exclude<UsageDialect, 'vendor'>;
 
 /**
  * How a request of a family's own call is read: in its dialect, as the body cloud C's token count
- * wraps (a converse body; of a Claude model, its invoke body too), or as cloud B's embedding instances.
+ * wraps (a converse body; of a Claude model, its invoke body too), or as cloud B's embedding or image instances.
  */
 export type OwnReading = TextDialect | 'converseCount' | 'claudeCount' | 'predict' | 'imagePredict';
 
@@ -140,12 +141,6 @@ function ownCall(x: Exchange): OwnCall | null {
 export function meteredPassThrough(x: Exchange, provider: string): MeteredDialect | null {
   const call = ownCall(x);
   return call !== null && call.counts !== true && call.family === provider ? call.dialect : null;
-}
-
-/** Whether `x`, answered by `provider`, is a family's own token count (its answer holds counts, no text). */
-export function ownTokenCount(x: Exchange, provider: string): boolean {
-  const call = ownCall(x);
-  return call !== null && call.counts === true && call.family === provider;
 }
 
 /**

@@ -6,7 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
-import { meteredPassThrough, ownAnswerDialect, ownTokenCount, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
+import { meteredPassThrough, ownAnswerDialect, ownTextlessAnswer, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
 import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
 import { EVERY_ROUTING_HEADER, gatewayOptions } from '../../runtime/pipeline/options.ts';
 import { requestedModel } from '../../runtime/pipeline/request-model.ts';
@@ -64,7 +64,7 @@ describe('meteredPassThrough', () => {
 });
 
 describe('the dialect a pass-through request is read in', () => {
-  it('is the family\'s own chat call\'s or its token count\'s, whatever the target; a token count only to its family is one', () => {
+  it('is the family\'s own chat call\'s or its token count\'s, whatever the target; its answer is one without text (a count\'s, cloud B\'s :predict\'s) only from its family', () => {
     const cases: Array<[string, string, string | null, string, boolean]> = [
       ['POST', '/messages', 'messages', 'anthropic', false],
       ['POST', '/messages/count_tokens', 'messages', 'anthropic', true],
@@ -84,16 +84,18 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/model/mistral.mixtral-8x7b-instruct-v0%3A1/invoke', 'mistral', 'cloudc', false],
       ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', false],
       ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', false],
-      ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', false],
-      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'cloudb', false],
+      // Cloud B's :predict answers vectors or images: no text either.
+      ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', true],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'cloudb', true],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'vendor', false],
       ['POST', GENERATE('veo-2.0-generate-001', 'predict'), null, 'cloudb', false],
       ['POST', '/threads/t1/messages', null, 'vendor', false],
       ['GET', '/messages', null, 'anthropic', false],
     ];
-    for (const [method, path, dialect, provider, counts] of cases) {
+    for (const [method, path, dialect, provider, textless] of cases) {
       const x = passThrough(method as 'POST' | 'GET', path);
       expect(passThroughDialect(x), `${method} ${path}`).toBe(dialect);
-      expect(ownTokenCount(x, provider), `${method} ${path} to ${provider}`).toBe(counts);
+      expect(ownTextlessAnswer(x, provider), `${method} ${path} to ${provider}`).toBe(textless);
     }
   });
 });
