@@ -94,10 +94,10 @@ interface ChatCall extends OwnCallBase {
   textless?: never;
 }
 
-/** Cloud B's `:predict`, its request read in its dialect: its answer holds no text a check reads (vectors, images). */
+/** Cloud B's `:predict`, its request read in its dialect: its answer holds no text a check reads, vectors or images. */
 interface TextlessCall extends OwnCallBase {
   dialect: 'predict' | 'imagePredict';
-  textless: true;
+  textless: 'vectors' | 'images';
 }
 
 /** Another model's invoke: metered by the service's counts; read in its vendor's format where the gateway knows it, else not read. */
@@ -124,8 +124,8 @@ const OWN_CALLS: readonly OwnCall[] = [
   // A Claude model's count may wrap its invoke body (the messages API's), which is read too; another model's may not.
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'claudeCount', model: CLAUDE_MODEL },
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'converseCount' },
-  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL, textless: true },
-  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'imagePredict', model: IMAGE_MODEL, textless: true },
+  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'predict', model: TEXT_EMBEDDING_MODEL, textless: 'vectors' },
+  { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'imagePredict', model: IMAGE_MODEL, textless: 'images' },
 ];
 
 function ownCall(x: Exchange): OwnCall | null {
@@ -152,13 +152,14 @@ export function ownAnswerDialect(x: Exchange, provider: string): TextDialect | n
   const call = ownCall(x);
   if (call === null || call.counts === true || call.family !== provider) return null;
   if (call.dialect === 'invoke') return call.reads;
-  return call.textless === true ? null : call.dialect;
+  return call.textless !== undefined ? null : call.dialect;
 }
 
-/** Whether `x`'s answer, answered by `provider`, is a family's own answer without text: a token count's counts, cloud B's vectors or images. */
-export function ownTextlessAnswer(x: Exchange, provider: string): boolean {
+/** What `x`'s answer, answered by `provider`, holds when it is a family's own answer without text: a token count's counts, cloud B's vectors or images; null for any other. */
+export function ownTextlessAnswer(x: Exchange, provider: string): 'counts' | 'vectors' | 'images' | null {
   const call = ownCall(x);
-  return call !== null && call.family === provider && (call.counts === true || call.textless === true);
+  if (call === null || call.family !== provider) return null;
+  return call.counts === true ? 'counts' : call.textless ?? null;
 }
 
 /**
@@ -169,7 +170,7 @@ export function ownTextlessAnswer(x: Exchange, provider: string): boolean {
 export function passThroughDialect(x: Exchange): OwnReading | null {
   const call = ownCall(x);
   if (call === null) return null;
-  if (call.textless === true) return call.dialect;
+  if (call.textless !== undefined) return call.dialect;
   return call.reads !== undefined ? call.reads : call.dialect;
 }
 

@@ -298,12 +298,17 @@ describe('cloud B\'s image generation (`:predict` on an Imagen model) through th
     expect(sent.parameters).toMatchObject({ sampleCount: 2, negativePrompt: expect.stringMatching(/^no \S+$/) });
   });
 
-  it('its answer (images, no text) passes an output deny rule', async () => {
-    const res = await imagen('deny', { instances: [{ prompt: 'the secret garden' }] });
+  it('its answer (images, no text) goes on as the service sent it, unjudged, as the images endpoint\'s does', async () => {
+    const res = await imagen('deny', { instances: [{ prompt: 'the secret garden' }], parameters: { sampleCount: 2 } });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as any;
+    expect(answer.predictions).toHaveLength(2);
     expect(answer.predictions[0].bytesBase64Encoded).toEqual(expect.any(String));
-    expect(answer.hook_results.after_request_hooks[0]).toMatchObject({ id: 'no-secret', verdict: true });
+    expect(answer.hook_results.after_request_hooks).toEqual([]);
+    // An after-request webhook is not called with megabytes of images either.
+    const before = hooked.length;
+    await (await imagen('hook', { instances: [{ prompt: 'do it now' }] })).arrayBuffer();
+    expect(hooked.length).toBe(before);
   });
 });
 

@@ -65,32 +65,32 @@ describe('meteredPassThrough', () => {
 
 describe('the dialect a pass-through request is read in', () => {
   it('is the family\'s own chat call\'s or its token count\'s, whatever the target; its answer is one without text (a count\'s, cloud B\'s :predict\'s) only from its family', () => {
-    const cases: Array<[string, string, string | null, string, boolean]> = [
-      ['POST', '/messages', 'messages', 'anthropic', false],
-      ['POST', '/messages/count_tokens', 'messages', 'anthropic', true],
-      ['POST', '/messages/count_tokens?beta=true', 'messages', 'vendor', false],
-      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'cloudb', true],
-      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'anthropic', false],
-      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'converse', 'cloudc', false],
-      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/count-tokens', 'claudeCount', 'cloudc', true],
-      ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'cloudc', true],
-      ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'anthropic', false],
-      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'messages', 'anthropic', false],
+    const cases: Array<[string, string, string | null, string, string | null]> = [
+      ['POST', '/messages', 'messages', 'anthropic', null],
+      ['POST', '/messages/count_tokens', 'messages', 'anthropic', 'counts'],
+      ['POST', '/messages/count_tokens?beta=true', 'messages', 'vendor', null],
+      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'cloudb', 'counts'],
+      ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'anthropic', null],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'converse', 'cloudc', null],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/count-tokens', 'claudeCount', 'cloudc', 'counts'],
+      ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'cloudc', 'counts'],
+      ['POST', '/model/amazon.nova-lite-v1%3A0/count-tokens', 'converseCount', 'anthropic', null],
+      ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'messages', 'anthropic', null],
       // Another model's invoke: read in its vendor's format where the gateway knows it.
-      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'titan', 'cloudc', false],
-      ['POST', '/model/us.amazon.nova-pro-v1%3A0/invoke-with-response-stream', 'nova', 'openai', false],
-      ['POST', '/model/amazon.nova-canvas-v1%3A0/invoke', null, 'cloudc', false],
-      ['POST', '/model/meta.llama3-70b-instruct-v1%3A0/invoke', 'llama', 'cloudc', false],
-      ['POST', '/model/mistral.mixtral-8x7b-instruct-v0%3A1/invoke', 'mistral', 'cloudc', false],
-      ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', false],
-      ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', false],
+      ['POST', '/model/amazon.titan-text-express-v1/invoke', 'titan', 'cloudc', null],
+      ['POST', '/model/us.amazon.nova-pro-v1%3A0/invoke-with-response-stream', 'nova', 'openai', null],
+      ['POST', '/model/amazon.nova-canvas-v1%3A0/invoke', null, 'cloudc', null],
+      ['POST', '/model/meta.llama3-70b-instruct-v1%3A0/invoke', 'llama', 'cloudc', null],
+      ['POST', '/model/mistral.mixtral-8x7b-instruct-v0%3A1/invoke', 'mistral', 'cloudc', null],
+      ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', null],
+      ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', null],
       // Cloud B's :predict answers vectors or images: no text either.
-      ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', true],
-      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'cloudb', true],
-      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'vendor', false],
-      ['POST', GENERATE('veo-2.0-generate-001', 'predict'), null, 'cloudb', false],
-      ['POST', '/threads/t1/messages', null, 'vendor', false],
-      ['GET', '/messages', null, 'anthropic', false],
+      ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', 'vectors'],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'cloudb', 'images'],
+      ['POST', GENERATE('imagen-3.0-generate-002', 'predict'), 'imagePredict', 'vendor', null],
+      ['POST', GENERATE('veo-2.0-generate-001', 'predict'), null, 'cloudb', null],
+      ['POST', '/threads/t1/messages', null, 'vendor', null],
+      ['GET', '/messages', null, 'anthropic', null],
     ];
     for (const [method, path, dialect, provider, textless] of cases) {
       const x = passThrough(method as 'POST' | 'GET', path);

@@ -95,7 +95,10 @@ export const attemptHookStage: Stage = {
         // A family's own chat API is read in its dialect when its own family's target answered it.
         const provider = leaf.provider ?? '';
         // A token count answers counts, cloud B's :predict vectors or images: no text to judge (their request's text was judged before it went).
-        if (ownTextlessAnswer(x, provider)) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
+        const textless = ownTextlessAnswer(x, provider);
+        // Images (megabytes of base64) go on unjudged and unparsed, as the images endpoint's answers do.
+        if (textless === 'images') return outcome;
+        if (textless !== null) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
         // Another model's invoke in a format the gateway does not read: judged as the rest of the pass-through.
         const dialect = ownAnswerDialect(x, provider);
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
