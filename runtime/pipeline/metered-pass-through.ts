@@ -12,7 +12,8 @@
 // the chat call's body, which the hook stages judge as well. Another model's invoke is in its
 // vendor's own format, and the service reports its counts beside any of them: it is metered (the
 // `invoke` dialect); its text is read where the gateway knows the format (Amazon Nova's, converse's
-// shapes; the prompt and completions of Titan's text models, Llama's, Mistral's text completion) and
+// shapes; OpenAI's open-weight models', the chat completions API's; the prompt and completions of
+// Titan's text models, Llama's, Mistral's text completion) and
 // judged as the rest of the pass-through otherwise. The rest generate nothing (files, batches), or
 // answer in a format each model vendor has its own of (another model's `:predict`: a video model's,
 // a multimodal embedding's), and are none of these. Cloud B's and cloud C's name their model in their
@@ -46,6 +47,8 @@ const NOVA_MODEL = /amazon\.nova-(?:2-)?(?:micro|lite|pro|premier)/;
 const TITAN_TEXT_MODEL = /amazon\.titan-text-/;
 /** A Meta Llama model, whose invoke takes a `prompt` (its chat template applied by the client) and answers a `generation`. */
 const LLAMA_MODEL = /meta\.llama/;
+/** One of OpenAI's open-weight models (`openai.gpt-oss-120b-1:0`), whose invoke takes and answers the chat completions API's body and answer. */
+const OPENAI_CHAT_MODEL = /openai\.gpt-oss-/;
 /** A Mistral model of the text completion API (a `prompt`, answered `outputs[].text`); the later ones take chat messages, not read. */
 const MISTRAL_PROMPT_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mistral-large-2402|mistral-small-2402)/;
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
@@ -63,7 +66,7 @@ const IMAGE_MODEL = /^imagen-/;
 export type OwnDialect = ChatDialect;
 
 /** A model vendor's own format of invoke on cloud C that the gateway reads (beside a Claude model's, the messages API). */
-export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral';
+export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral' | 'openaiChat';
 
 /** What a call's text is read in: a family's own chat dialect, or a model vendor's invoke format. */
 export type TextDialect = OwnDialect | InvokeVendor;
@@ -118,6 +121,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'titan', model: TITAN_TEXT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'llama', model: LLAMA_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'mistral', model: MISTRAL_PROMPT_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'openaiChat', model: OPENAI_CHAT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
@@ -176,6 +180,17 @@ export function passThroughDialect(x: Exchange): OwnReading | null {
 
 /** streamGenerateContent: without `alt=sse` its answer is one JSON array of the stream's events, sent as they come. */
 const STREAM_GENERATE_CONTENT = /:streamGenerateContent(?:\?|$)/;
+/** Cloud C's streams, AWS's binary event stream: named by their path, whatever the body says. */
+const EVENT_STREAM_PATH = /^\/model\/[^/?]+\/(?:converse-stream|invoke-with-response-stream)(?:\?|$)/;
+
+/**
+ * Whether `x` is a pass-through call whose path, not its body, asks for a stream (cloud B's
+ * streamGenerateContent, cloud C's converse-stream and invoke-with-response-stream): its client
+ * reads a failure as the API's JSON error, never an SSE event, whatever `stream` its body holds.
+ */
+export function streamsByPath(x: Exchange): boolean {
+  return x.endpoint === 'passthrough' && (STREAM_GENERATE_CONTENT.test(x.upstreamPath) || EVENT_STREAM_PATH.test(x.upstreamPath));
+}
 
 /** Whether `x` is a generateContent stream, which answers JSON (one array) unless it asked for SSE. */
 export function streamsJsonArray(x: Exchange): boolean {

@@ -32,8 +32,8 @@ let cloudc: MockServer;
 let webhook: Server;
 const hooked: unknown[] = [];
 
-/** The members an answer keeps its text in: its blocks' and parts' `text`, a Titan result's `outputText`, a Llama answer's `generation`. */
-const TEXT_MEMBERS = new Set(['text', 'outputText', 'generation']);
+/** The members an answer keeps its text in: its blocks' and parts' `text`, a Titan result's `outputText`, a Llama answer's `generation`, a chat message's `content`. */
+const TEXT_MEMBERS = new Set(['text', 'outputText', 'generation', 'content']);
 
 /** `value` with "now" made "LATER" in every string member that holds an answer's text. */
 function later(value: unknown): unknown {
@@ -105,6 +105,12 @@ const VENDOR_INVOKES: Array<{ vendor: string; model: string; body: Call['body'];
     body: (system, question) => ({ schemaVersion: 'messages-v1', system: [{ text: system }], messages: [{ role: 'user', content: [{ text: question }] }], inferenceConfig: { maxTokens: 64 } }),
     answer: (json) => json.output.message.content.map((b: any) => b.text ?? '').join(''),
     chunk: (json) => json.contentBlockDelta?.delta?.text ?? '',
+  },
+  {
+    vendor: 'an OpenAI open-weight model', model: 'openai.gpt-oss-120b-1:0',
+    body: (system, question) => ({ messages: [{ role: 'system', content: system }, { role: 'user', content: question }], max_completion_tokens: 64 }),
+    answer: (json) => json.choices[0].message.content,
+    chunk: (json) => json.choices?.[0]?.delta?.content ?? '',
   },
   {
     vendor: 'a Titan text model', model: 'amazon.titan-text-express-v1',
@@ -330,6 +336,17 @@ describe('another model\'s invoke through cloud C\'s pass-through in a format th
     expect(answered.status).toBe(446);
     expect(((await answered.json()) as any).hook_results.after_request_hooks[0].checks[0].explanation).toContain('not judged');
     expect(cloudc.requests.length).toBe(before + 1);
+  });
+
+  it('a stream its path asks for, denied after the provider answered, fails as the API\'s JSON error whatever `stream` its body holds', async () => {
+    const res = await fetch(`${served.gateway.url}${invokePath('invoke-with-response-stream', 'openai.gpt-oss-120b-1:0')}`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'cloudc-deny', 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'whisper the secret' }], stream: true }),
+    });
+    expect(res.status).toBe(446);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(((await res.json()) as any).error.code).toBe('denied_by_guardrail');
   });
 
   it('a model the gateway reads, sent a body without the prompt it reads (another form): its text checks fail unjudged', async () => {

@@ -58,6 +58,7 @@ const oddEventMessage = fc.oneof(
   fc.record({
     outputText: oddMember, index: fc.oneof(fc.nat(2), oddMember), generation: oddMember, outputs: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ text: oddMember, stop_reason: oddMember }, { requiredKeys: [] })), { maxLength: 3 })),
     contentBlockDelta: fc.oneof(oddMember, fc.record({ contentBlockIndex: fc.oneof(fc.nat(3), oddMember), delta: fc.oneof(oddMember, fc.record({ text: oddMember })) }, { requiredKeys: [] })),
+    choices: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ index: fc.oneof(fc.nat(2), oddMember), delta: fc.oneof(oddMember, fc.record({ content: oddMember, reasoning_content: oddMember, refusal: oddMember }, { requiredKeys: [] })), finish_reason: oddMember }, { requiredKeys: [] })), { maxLength: 3 })),
     'amazon-bedrock-invocationMetrics': fc.oneof(oddMember, fc.record({ inputTokenCount: oddCount, outputTokenCount: oddCount, cacheReadInputTokenCount: oddCount }, { requiredKeys: [] })),
   }, { requiredKeys: [] })
     .map((chunk) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(chunk)).toString('base64') })),
@@ -216,6 +217,7 @@ const OTHER_INVOKES: ReadonlyArray<readonly [string, Record<string, unknown>]> =
   ['amazon.titan-text-express-v1', { inputText: 'hi' }],
   ['meta.llama3-8b-instruct-v1%3A0', { prompt: 'hi' }],
   ['mistral.mistral-7b-instruct-v0%3A2', { prompt: '<s>[INST] hi [/INST]' }],
+  ['openai.gpt-oss-120b-1%3A0', { messages: [{ role: 'user', content: 'hi' }] }],
   ['cohere.command-r-v1%3A0', { message: 'hi' }],
 ];
 

@@ -55,6 +55,11 @@ function eventsOf(dialect: TextDialect, thinking: string[], text: string[]): Eve
       return completionChunks(text, (t, last) => ({ generation: t, prompt_token_count: null, generation_token_count: 1, stop_reason: last ? 'stop' : null }));
     case 'mistral':
       return completionChunks(text, (t, last) => ({ outputs: [{ text: t, stop_reason: last ? 'stop' : null }] }));
+    // OpenAI's open-weight models' invoke stream: chat completion chunks, reasoning then content.
+    case 'openaiChat': {
+      const chunk = (delta: Json, finish: string | null): Event => ({ type: 'chunk', json: { id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] } });
+      return [chunk({ role: 'assistant' }, null), ...thinking.map((t) => chunk({ reasoning_content: t }, null)), ...text.map((t) => chunk({ content: t }, null)), chunk({}, 'stop')];
+    }
   }
 }
 
@@ -64,14 +69,16 @@ function completionChunks(text: string[], chunk: (text: string, last: boolean) =
   return events;
 }
 
-/** The text completion dialects: no reasoning, and every chunk is a piece of text (a delta), the first the one a rewritten text goes in. */
+/** The text completion dialects: no reasoning. */
 const COMPLETIONS = new Set<TextDialect>(['titan', 'llama', 'mistral']);
+/** Dialects whose every chunk is a delta (of text, reasoning, or none), whatever its type: an empty piece may be where a rewritten text goes. */
+const DELTA_CHUNKS = new Set<TextDialect>([...COMPLETIONS, 'openaiChat']);
 /** Event streams whose events come inside `chunk` events (invoke streams), not named by their own `:event-type`. */
 const chunked = (dialect: TextDialect): boolean => dialect !== 'converse';
 
 const FRAMINGS: Array<[TextDialect, OwnFraming]> = [
   ['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream'],
-  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'],
+  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'], ['openaiChat', 'event-stream'],
 ];
 
 function framed(dialect: TextDialect, framing: OwnFraming, events: Event[]): Buffer {
@@ -127,6 +134,11 @@ function textsOf(dialect: TextDialect, events: Event[]): { thinking: string; tex
     } else if (dialect === 'titan') text += json.outputText;
     else if (dialect === 'llama') text += json.generation;
     else if (dialect === 'mistral') text += json.outputs[0].text;
+    else if (dialect === 'openaiChat') {
+      const delta = json.choices[0].delta;
+      if (typeof delta.reasoning_content === 'string') thinking += delta.reasoning_content;
+      if (typeof delta.content === 'string') text += delta.content;
+    }
   }
   return { thinking, text };
 }
@@ -152,7 +164,7 @@ describe('a family\'s own stream, held', () => {
     // Every event keeps its type, and those that carry no text are as they were.
     rewritten.forEach((event, at) => {
       expect(event.type).toBe(events[at].type);
-      if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent' && !COMPLETIONS.has(dialect)) expect(event.json).toEqual(events[at].json);
+      if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent' && !DELTA_CHUNKS.has(dialect)) expect(event.json).toEqual(events[at].json);
     });
     // The rewritten stream, held again, is the judged answer's texts.
     const again = holdOwnStream(dialect, framing, held.rewritten(judged))!;

@@ -160,6 +160,20 @@ describe('another model\'s invoke in a format the gateway reads', () => {
     expect((OWN_ANSWER_BODY.nova.rewrite(answer, redact).value as typeof answer).output.message.content).toEqual([{ text: 'a [EMAIL]' }]);
   });
 
+  it('an OpenAI open-weight model\'s is read as the chat endpoint\'s body and answer', () => {
+    const body = { messages: [{ role: 'system', content: `sys ${EMAIL}` }, { role: 'user', content: [{ type: 'text', text: `ask ${EMAIL}` }] }, { role: 'assistant', content: 'ok', reasoning_content: `thought ${EMAIL}` }, { role: 'tool', tool_call_id: 't', content: 'result' }], max_completion_tokens: 9 };
+    expect(OWN_REQUEST_BODY.openaiChat.textOf(body)).toBe(`ask ${EMAIL}`);
+    const { value, found } = OWN_REQUEST_BODY.openaiChat.rewrite(body, redact);
+    expect(found).toBe(3);
+    expect(JSON.stringify(value)).not.toContain(EMAIL);
+    const answer = { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `<reasoning>r</reasoning>a ${EMAIL}` }, finish_reason: 'stop' }, { index: 1, message: { role: 'assistant', content: 'b' }, finish_reason: 'stop' }] };
+    expect(OWN_ANSWER_BODY.openaiChat.textOf(answer)).toBe(`<reasoning>r</reasoning>a ${EMAIL}`);
+    expect(OWN_ANSWER_BODY.openaiChat.otherTexts(answer)).toEqual([{ label: 'choice 1', text: 'b' }]);
+    const rewritten = OWN_ANSWER_BODY.openaiChat.rewrite(answer, redact);
+    expect(rewritten.found).toBe(1);
+    expect((rewritten.value as typeof answer).choices[0].message.content).toBe('<reasoning>r</reasoning>a [EMAIL]');
+  });
+
   // A text completion model's prompt holds every turn in the model's template: judged whole, as a completion's prompt.
   const completions: Array<[string, object, object, string[]]> = [
     ['titan', { inputText: `User: hi ${EMAIL}\nBot:`, textGenerationConfig: { maxTokenCount: 9 } }, { inputTextTokenCount: 3, results: [{ tokenCount: 2, outputText: `one ${EMAIL}`, completionReason: 'FINISH' }, { outputText: 'two' }] }, ['', 'result 2']],

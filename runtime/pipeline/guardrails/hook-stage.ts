@@ -17,7 +17,7 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
-import { ownAnswerDialect, ownTextlessAnswer } from '../metered-pass-through.ts';
+import { ownAnswerDialect, ownTextlessAnswer, streamsByPath } from '../metered-pass-through.ts';
 import { gatewayAnswer, isJsonType, ownAnswer, ownFraming, textlessAnswer, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
@@ -280,7 +280,7 @@ async function finish(x: Exchange, run: HookRun, outcome: Outcome, strict: Reado
     const body = { ...outcome.error.toBody(), hook_results: results };
     // `stream` is a JSON body's true, or a form's (a transcription's) "true".
     const asked = (x.params as { stream?: unknown } | undefined)?.stream;
-    const streamed = run.deniedIn === 'after' && (asked === true || asked === 'true');
+    const streamed = run.deniedIn === 'after' && (asked === true || asked === 'true') && !streamsByPath(x);
     // A held stream that was denied is answered as a stream: one error event, which the vendor SDKs' stream readers throw.
     const response = streamed ? bufferedResponse(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, errorEventStream(body)) : jsonResponse(outcome.error.status, body);
     return { ...outcome, error: null, response };

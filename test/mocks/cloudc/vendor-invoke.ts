@@ -4,7 +4,8 @@
 // answered `{"generation", "prompt_token_count", "generation_token_count", "stop_reason"}`), a
 // Mistral text completion model (`prompt`, answered `{"outputs": [{"text", "stop_reason"}]}`) and an
 // Amazon Nova model (converse's shapes: `messages`, answered `{"output": {"message"}, "stopReason",
-// "usage"}`). Every answer carries the service's own counts in the `x-amzn-bedrock-input-token-count`
+// "usage"}`) and one of OpenAI's open-weight models (the chat completions API's body and answer, a
+// stream's chunks each one chat completion chunk). Every answer carries the service's own counts in the `x-amzn-bedrock-input-token-count`
 // / `-output-token-count` headers; a stream is `chunk` events each carrying one event of the model's
 // own stream as base64 `bytes` (a piece of the answer; Nova's converse-stream events as one-member
 // objects), the last with the service's invocation metrics.
@@ -31,6 +32,14 @@ interface VendorFormat {
 const stringMember = (name: string) => (body: Json): string | null => (typeof body[name] === 'string' && body[name] !== '' ? body[name] : null);
 const last = <T>(items: readonly T[], at: number): boolean => at === items.length - 1;
 
+/** The text of the last message of a chat completions body: its content, a string or text parts. */
+function lastMessageText(body: Json): string | null {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const content = (messages.at(-1) as { content?: unknown } | undefined)?.content;
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('') : '';
+  return text === '' ? null : text;
+}
+
 const FORMATS: VendorFormat[] = [
   {
     model: /amazon\.titan-text-/,
@@ -52,6 +61,13 @@ const FORMATS: VendorFormat[] = [
     missing: 'Malformed input request: #: required key [prompt] not found, please reformat your input and try again.',
     answer: (text) => ({ outputs: [{ text, stop_reason: 'stop' }] }),
     stream: (pieces) => pieces.map((text, i) => ({ outputs: [{ text, stop_reason: last(pieces, i) ? 'stop' : null }] })),
+  },
+  {
+    model: /openai\.gpt-oss-/,
+    prompt: lastMessageText,
+    missing: 'Malformed input request: messages is required, please reformat your input and try again.',
+    answer: (text, input, output) => ({ id: 'chatcmpl-oss', object: 'chat.completion', created: 1, model: 'openai.gpt-oss-120b-1:0', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } }),
+    stream: (pieces) => pieces.map((text, i) => ({ id: 'chatcmpl-oss', object: 'chat.completion.chunk', created: 1, model: 'openai.gpt-oss-120b-1:0', choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: last(pieces, i) ? 'stop' : null }] })),
   },
   {
     model: /amazon\.nova-(?:2-)?(?:micro|lite|pro|premier)/,
