@@ -13,7 +13,7 @@
 // vendor's own format, and the service reports its counts beside any of them: it is metered (the
 // `invoke` dialect); its text is read where the gateway knows the format (Amazon Nova's, converse's
 // shapes; OpenAI's open-weight models', the chat completions API's; the prompt and completions of
-// Titan's text models, Llama's, Mistral's text completion) and
+// Titan's text models, Llama's, Mistral's text completion, DeepSeek-R1's) and
 // judged as the rest of the pass-through otherwise. The rest generate nothing (files, batches), or
 // answer in a format each model vendor has its own of (another model's `:predict`: a video model's,
 // a multimodal embedding's), and are none of these. Cloud B's and cloud C's name their model in their
@@ -47,6 +47,8 @@ const NOVA_MODEL = /amazon\.nova-(?:2-)?(?:micro|lite|pro|premier)/;
 const TITAN_TEXT_MODEL = /amazon\.titan-text-/;
 /** A Meta Llama model, whose invoke takes a `prompt` (its chat template applied by the client) and answers a `generation`. */
 const LLAMA_MODEL = /meta\.llama/;
+/** DeepSeek-R1 (`us.deepseek.r1-v1:0`), whose invoke takes a `prompt` and answers `choices[].text`. */
+const DEEPSEEK_R1_MODEL = /deepseek\.r1/;
 /** One of OpenAI's open-weight models (`openai.gpt-oss-120b-1:0`), whose invoke takes and answers the chat completions API's body and answer. */
 const OPENAI_CHAT_MODEL = /openai\.gpt-oss-/;
 /** A Mistral model of the text completion API (a `prompt`, answered `outputs[].text`); the later ones take chat messages, not read. */
@@ -66,7 +68,7 @@ const IMAGE_MODEL = /^imagen-/;
 export type OwnDialect = ChatDialect;
 
 /** A model vendor's own format of invoke on cloud C that the gateway reads (beside a Claude model's, the messages API). */
-export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral' | 'openaiChat';
+export type InvokeVendor = 'nova' | 'titan' | 'llama' | 'mistral' | 'deepseek' | 'openaiChat';
 
 /** What a call's text is read in: a family's own chat dialect, or a model vendor's invoke format. */
 export type TextDialect = OwnDialect | InvokeVendor;
@@ -121,6 +123,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'titan', model: TITAN_TEXT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'llama', model: LLAMA_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'mistral', model: MISTRAL_PROMPT_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'deepseek', model: DEEPSEEK_R1_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'openaiChat', model: OPENAI_CHAT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },

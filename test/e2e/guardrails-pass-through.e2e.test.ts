@@ -125,6 +125,12 @@ const VENDOR_INVOKES: Array<{ vendor: string; model: string; body: Call['body'];
     chunk: (json) => json.generation ?? '',
   },
   {
+    vendor: 'DeepSeek-R1', model: 'us.deepseek.r1-v1:0',
+    body: (system, question) => ({ prompt: `${system}<｜User｜>${question}<｜Assistant｜>`, max_tokens: 64 }),
+    answer: (json) => json.choices.map((c: any) => c.text).join(''),
+    chunk: (json) => (json.choices ?? []).map((c: any) => c.text).join(''),
+  },
+  {
     vendor: 'a Mistral text completion model', model: 'mistral.mistral-7b-instruct-v0:2',
     body: (system, question) => ({ prompt: `<s>[INST] ${system} ${question} [/INST]`, max_tokens: 64 }),
     answer: (json) => json.outputs.map((o: any) => o.text).join(''),

@@ -218,6 +218,7 @@ const OTHER_INVOKES: ReadonlyArray<readonly [string, Record<string, unknown>]> =
   ['meta.llama3-8b-instruct-v1%3A0', { prompt: 'hi' }],
   ['mistral.mistral-7b-instruct-v0%3A2', { prompt: '<s>[INST] hi [/INST]' }],
   ['openai.gpt-oss-120b-1%3A0', { messages: [{ role: 'user', content: 'hi' }] }],
+  ['us.deepseek.r1-v1%3A0', { prompt: 'hi' }],
   ['cohere.command-r-v1%3A0', { message: 'hi' }],
 ];
 

@@ -55,6 +55,8 @@ function eventsOf(dialect: TextDialect, thinking: string[], text: string[]): Eve
       return completionChunks(text, (t, last) => ({ generation: t, prompt_token_count: null, generation_token_count: 1, stop_reason: last ? 'stop' : null }));
     case 'mistral':
       return completionChunks(text, (t, last) => ({ outputs: [{ text: t, stop_reason: last ? 'stop' : null }] }));
+    case 'deepseek':
+      return completionChunks(text, (t, last) => ({ choices: [{ text: t, stop_reason: last ? 'stop' : null }] }));
     // OpenAI's open-weight models' invoke stream: chat completion chunks, reasoning then content.
     case 'openaiChat': {
       const chunk = (delta: Json, finish: string | null): Event => ({ type: 'chunk', json: { id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] } });
@@ -70,7 +72,7 @@ function completionChunks(text: string[], chunk: (text: string, last: boolean) =
 }
 
 /** The text completion dialects: no reasoning. */
-const COMPLETIONS = new Set<TextDialect>(['titan', 'llama', 'mistral']);
+const COMPLETIONS = new Set<TextDialect>(['titan', 'llama', 'mistral', 'deepseek']);
 /** Dialects whose every chunk is a delta (of text, reasoning, or none), whatever its type: an empty piece may be where a rewritten text goes. */
 const DELTA_CHUNKS = new Set<TextDialect>([...COMPLETIONS, 'openaiChat']);
 /** Event streams whose events come inside `chunk` events (invoke streams), not named by their own `:event-type`. */
@@ -78,7 +80,7 @@ const chunked = (dialect: TextDialect): boolean => dialect !== 'converse';
 
 const FRAMINGS: Array<[TextDialect, OwnFraming]> = [
   ['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream'],
-  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'], ['openaiChat', 'event-stream'],
+  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'], ['deepseek', 'event-stream'], ['openaiChat', 'event-stream'],
 ];
 
 function framed(dialect: TextDialect, framing: OwnFraming, events: Event[]): Buffer {
@@ -134,6 +136,7 @@ function textsOf(dialect: TextDialect, events: Event[]): { thinking: string; tex
     } else if (dialect === 'titan') text += json.outputText;
     else if (dialect === 'llama') text += json.generation;
     else if (dialect === 'mistral') text += json.outputs[0].text;
+    else if (dialect === 'deepseek') text += json.choices[0].text;
     else if (dialect === 'openaiChat') {
       const delta = json.choices[0].delta;
       if (typeof delta.reasoning_content === 'string') thinking += delta.reasoning_content;

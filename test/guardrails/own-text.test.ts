@@ -128,7 +128,7 @@ it('a request body that is not a JSON object has no text a check can read', () =
   for (const [reading, body] of Object.entries(OWN_REQUEST_BODY)) {
     expect(body.unreadable([1, 2])).toContain('not judged');
     expect(body.unreadable(undefined)).toContain('not judged');
-    const readable = reading === 'converseCount' || reading === 'claudeCount' ? { input: { converse: {} } } : reading === 'titan' ? { inputText: '' } : reading === 'llama' || reading === 'mistral' ? { prompt: '' } : {};
+    const readable = reading === 'converseCount' || reading === 'claudeCount' ? { input: { converse: {} } } : reading === 'titan' ? { inputText: '' } : reading === 'llama' || reading === 'mistral' || reading === 'deepseek' ? { prompt: '' } : {};
     expect(body.unreadable(readable)).toBeNull();
   }
 });
@@ -179,6 +179,7 @@ describe('another model\'s invoke in a format the gateway reads', () => {
     ['titan', { inputText: `User: hi ${EMAIL}\nBot:`, textGenerationConfig: { maxTokenCount: 9 } }, { inputTextTokenCount: 3, results: [{ tokenCount: 2, outputText: `one ${EMAIL}`, completionReason: 'FINISH' }, { outputText: 'two' }] }, ['', 'result 2']],
     ['llama', { prompt: `<|begin_of_text|>hi ${EMAIL}`, max_gen_len: 9 }, { generation: `one ${EMAIL}`, prompt_token_count: 3, generation_token_count: 2, stop_reason: 'stop' }, ['']],
     ['mistral', { prompt: `<s>[INST] hi ${EMAIL} [/INST]`, max_tokens: 9 }, { outputs: [{ text: `one ${EMAIL}`, stop_reason: 'stop' }, { text: 'two', stop_reason: 'stop' }] }, ['', 'output 2']],
+    ['deepseek', { prompt: `<｜User｜>hi ${EMAIL}<｜Assistant｜>`, max_tokens: 9 }, { choices: [{ text: `one ${EMAIL}`, stop_reason: 'stop' }, { text: 'two', stop_reason: 'length' }] }, ['', 'completion 2']],
   ];
   for (const [dialect, body, answer, labels] of completions) {
     it(`${dialect}'s: the whole prompt judged and rewritten; each completion judged and rewritten, named after the first`, () => {

@@ -84,6 +84,7 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/model/mistral.mixtral-8x7b-instruct-v0%3A1/invoke', 'mistral', 'cloudc', null],
       ['POST', '/model/mistral.mistral-large-2407-v1%3A0/invoke', null, 'cloudc', null],
       ['POST', '/model/openai.gpt-oss-120b-1%3A0/invoke-with-response-stream', 'openaiChat', 'cloudc', null],
+      ['POST', '/model/us.deepseek.r1-v1%3A0/invoke', 'deepseek', 'cloudc', null],
       ['POST', '/model/cohere.command-r-v1%3A0/invoke', null, 'cloudc', null],
       // Cloud B's :predict answers vectors or images: no text either.
       ['POST', GENERATE('text-embedding-005', 'predict'), 'predict', 'cloudb', 'vectors'],

@@ -11,7 +11,7 @@ const REQUEST_SPAN = 'trace.requestSpan';
 /** The GenAI operation (gen_ai.operation.name) of a call through the pass-through whose text is read, by the dialect it is read in. */
 const TEXT_OPERATIONS: Record<TextDialect, string> = {
   messages: 'chat', generateContent: 'chat', converse: 'chat', nova: 'chat', openaiChat: 'chat',
-  titan: 'text_completion', llama: 'text_completion', mistral: 'text_completion',
+  titan: 'text_completion', llama: 'text_completion', mistral: 'text_completion', deepseek: 'text_completion',
 };
 
 /**

@@ -2,7 +2,8 @@
 // the service answers them: an Amazon Titan text model (`inputText`, answered `{"inputTextTokenCount",
 // "results": [{"tokenCount", "outputText", "completionReason"}]}`), a Meta Llama model (`prompt`,
 // answered `{"generation", "prompt_token_count", "generation_token_count", "stop_reason"}`), a
-// Mistral text completion model (`prompt`, answered `{"outputs": [{"text", "stop_reason"}]}`) and an
+// Mistral text completion model (`prompt`, answered `{"outputs": [{"text", "stop_reason"}]}`), DeepSeek-R1
+// (`prompt`, answered `{"choices": [{"text", "stop_reason"}]}`) and an
 // Amazon Nova model (converse's shapes: `messages`, answered `{"output": {"message"}, "stopReason",
 // "usage"}`) and one of OpenAI's open-weight models (the chat completions API's body and answer, a
 // stream's chunks each one chat completion chunk). Every answer carries the service's own counts in the `x-amzn-bedrock-input-token-count`
@@ -61,6 +62,13 @@ const FORMATS: VendorFormat[] = [
     missing: 'Malformed input request: #: required key [prompt] not found, please reformat your input and try again.',
     answer: (text) => ({ outputs: [{ text, stop_reason: 'stop' }] }),
     stream: (pieces) => pieces.map((text, i) => ({ outputs: [{ text, stop_reason: last(pieces, i) ? 'stop' : null }] })),
+  },
+  {
+    model: /deepseek\.r1/,
+    prompt: stringMember('prompt'),
+    missing: 'Malformed input request: #: required key [prompt] not found, please reformat your input and try again.',
+    answer: (text) => ({ choices: [{ text, stop_reason: 'stop' }] }),
+    stream: (pieces) => pieces.map((text, i) => ({ choices: [{ text, stop_reason: last(pieces, i) ? 'stop' : null }] })),
   },
   {
     model: /openai\.gpt-oss-/,

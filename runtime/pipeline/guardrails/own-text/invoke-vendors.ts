@@ -5,7 +5,8 @@
 // the model's own template, and answer completions: Titan's text models (`inputText`; `results[]`'s
 // `outputText`, streamed one result's piece a chunk, by `index`), Llama (`prompt`; one `generation`,
 // streamed the same), Mistral's text completion (`prompt`; `outputs[]`'s `text`, streamed as
-// `outputs` of pieces). Checks judge the whole prompt, as a completion's; transformers rewrite it and
+// `outputs` of pieces), DeepSeek-R1 (`prompt`; `choices[]`'s `text`, streamed as `choices` of
+// pieces). Checks judge the whole prompt, as a completion's; transformers rewrite it and
 // every completion. A body without the prompt (another form the model may take) is not read.
 // OpenAI's open-weight models take and answer the chat completions API's body and answer, read as the
 // gateway's own chat endpoint reads them; their stream's chunks each carry one chat completion chunk.
@@ -56,6 +57,8 @@ interface Completions {
 const TITAN: Completions = { prompt: 'inputText', list: 'results', member: 'outputText', noun: 'result', chunk: { index: 'index' } };
 const LLAMA: Completions = { prompt: 'prompt', list: null, member: 'generation', noun: 'generation', chunk: { index: null } };
 const MISTRAL: Completions = { prompt: 'prompt', list: 'outputs', member: 'text', noun: 'output', chunk: { list: 'outputs' } };
+// Not `choice N`: the chat endpoint names a choice by its `index` (from 0), which these have none of.
+const DEEPSEEK: Completions = { prompt: 'prompt', list: 'choices', member: 'text', noun: 'completion', chunk: { list: 'choices' } };
 
 /** The answer's completions (objects; anything else in the list counts, without text, to keep the numbering). */
 function completionsOf(shape: Completions, answer: Json): unknown[] {
@@ -159,6 +162,7 @@ function completionText(shape: Completions): OwnText {
 export const titanText = completionText(TITAN);
 export const llamaText = completionText(LLAMA);
 export const mistralText = completionText(MISTRAL);
+export const deepseekText = completionText(DEEPSEEK);
 
 /** A chat message's or delta's members that hold the model's text: its content, its reasoning and refusal. */
 const CHAT_TEXT_MEMBERS = ['content', ...WRITTEN_TEXT_MEMBERS] as const;

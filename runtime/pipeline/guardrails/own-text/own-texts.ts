@@ -8,7 +8,7 @@ import type { PhaseBody } from '../run-hooks.ts';
 import { parseJson } from '../../../../compiler/config/json-parse.ts';
 import { converseText } from './converse.ts';
 import { generateContentText } from './generate-content.ts';
-import { llamaText, mistralText, novaText, openaiChatText, titanText } from './invoke-vendors.ts';
+import { deepseekText, llamaText, mistralText, novaText, openaiChatText, titanText } from './invoke-vendors.ts';
 import { messagesText } from './messages.ts';
 import { type Apply, isObject, type Json, NOT_AN_OBJECT, type OwnText } from './own-text.ts';
 import { IMAGE_PREDICT_REQUEST_BODY, PREDICT_REQUEST_BODY } from './predict.ts';
@@ -22,6 +22,7 @@ export const OWN_TEXTS: Record<TextDialect, OwnText> = {
   llama: llamaText,
   mistral: mistralText,
   openaiChat: openaiChatText,
+  deepseek: deepseekText,
 };
 
 function requestBody(text: OwnText): PhaseBody {
