@@ -5,6 +5,7 @@
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { MessagesUsageCount } from '../../providers/anthropic/response.ts';
 import type { GenerateContentResponse } from '../../providers/cloudb/response.ts';
+import { INVOCATION_METRICS } from '../../providers/cloudc/own-stream-events.ts';
 import { converseUsageOf, cutShortUsage, generateContentUsageOf, invocationMetricsUsageOf, messagesUsageOf } from './usage-of.ts';
 
 export abstract class OwnStreamReading {
@@ -116,8 +117,6 @@ class ConverseStreamReading extends OwnStreamReading {
   }
 }
 
-/** Where the service puts its counts in an invoke stream's last chunk, whatever the model's own format. */
-const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
 /** How deep an invoke chunk's strings are counted as generated text (its own format is unknown). */
 const CHUNK_TEXT_DEPTH = 3;
 

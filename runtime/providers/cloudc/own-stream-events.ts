@@ -10,6 +10,9 @@ type Json = Record<string, unknown>;
 /** The invoke stream's event whose payload carries one event of the model vendor's own stream. */
 const CHUNK_EVENT = 'chunk';
 
+/** Where the service puts its counts in an invoke stream's last chunk, beside the model's own members, whatever its format. */
+export const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
+
 export interface OwnStreamEvent {
   /** The message's JSON payload (an invoke stream's: the `chunk` around the event); null for an exception or a payload that is no JSON object. */
   payload: Json | null;

@@ -1,44 +1,13 @@
-// The formats of other models' invoke on cloud C that the gateway reads (which models speak which:
-// runtime/pipeline/metered-pass-through.ts). Amazon Nova's invoke takes and answers converse's shapes,
-// and its stream's `chunk` events each carry one converse-stream event as a one-member object
-// (`{"contentBlockDelta": {…}}`). The text completion models take a prompt, the turns already in
-// the model's own template, and answer completions: Titan's text models (`inputText`; `results[]`'s
-// `outputText`, streamed one result's piece a chunk, by `index`), Llama (`prompt`; one `generation`,
-// streamed the same), Mistral's text completion (`prompt`; `outputs[]`'s `text`, streamed as
-// `outputs` of pieces), DeepSeek-R1 (`prompt`; `choices[]`'s `text`, streamed as `choices` of
-// pieces). Checks judge the whole prompt, as a completion's; transformers rewrite it and
-// every completion. A body without the prompt (another form the model may take) is not read.
-// OpenAI's open-weight models take and answer the chat completions API's body and answer, read as the
-// gateway's own chat endpoint reads them; their stream's chunks each carry one chat completion chunk.
-import { textOf as contentText, WRITTEN_TEXT_MEMBERS } from '../../../providers/shared/chat.ts';
-import { answerText, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest } from '../hook-text.ts';
-import type { TextTransform } from '../check.ts';
-import { converseText } from './converse.ts';
+// The text completion models' invoke on cloud C (which models: runtime/pipeline/metered-pass-through.ts):
+// a prompt in, the turns already in the model's own template, and completions out. Titan's text
+// models (`inputText`; `results[]`'s `outputText`, streamed one result's piece a chunk, by `index`),
+// Llama (`prompt`; one `generation`, streamed the same), Mistral's text completion (`prompt`;
+// `outputs[]`'s `text`, streamed as `outputs` of pieces), DeepSeek-R1 (`prompt`; `choices[]`'s
+// `text`, streamed as `choices` of pieces). Checks judge the whole prompt, as a completion's;
+// transformers rewrite it and every completion. A body without the prompt (another form the model
+// may take) is not read.
+import { INVOCATION_METRICS } from '../../../providers/cloudc/own-stream-events.ts';
 import { type Apply, isObject, type Json, type OwnStreamReader, type OwnText, type Piece } from './own-text.ts';
-
-/** The service's own member of an invoke stream's last chunk: its counts, not the model's answer. */
-const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
-
-/** The events of converse-stream, each a chunk's one member in Nova's invoke stream. */
-const NOVA_EVENTS = ['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'] as const;
-
-class NovaStreamReader implements OwnStreamReader {
-  readonly #converse = converseText.streamReader();
-
-  read(event: Json): Piece[] {
-    for (const type of NOVA_EVENTS) {
-      const inner = event[type];
-      if (isObject(inner)) return this.#converse.read(inner, type);
-    }
-    return [];
-  }
-
-  answer(): Json {
-    return this.#converse.answer();
-  }
-}
-
-export const novaText: OwnText = { ...converseText, streamReader: () => new NovaStreamReader() };
 
 /** Where a text completion model's answer and its stream's chunks keep the completions' text. */
 interface Completions {
@@ -163,67 +132,3 @@ export const titanText = completionText(TITAN);
 export const llamaText = completionText(LLAMA);
 export const mistralText = completionText(MISTRAL);
 export const deepseekText = completionText(DEEPSEEK);
-
-/** A chat message's or delta's members that hold the model's text: its content, its reasoning and refusal. */
-const CHAT_TEXT_MEMBERS = ['content', ...WRITTEN_TEXT_MEMBERS] as const;
-
-/** A transformer run through `apply` as the chat endpoint's rewriting takes it (what it found: whether it changed the text). */
-function asTransform(apply: Apply): TextTransform {
-  return (text) => {
-    const out = apply(text);
-    return { text: out, found: out === text ? 0 : 1 };
-  };
-}
-
-/** A chat completion stream's chunks read into the whole answer: each choice's content, reasoning and refusal joined, by the choice's index. */
-class ChatStreamReader implements OwnStreamReader {
-  readonly #choices = new Map<number, Json>();
-  readonly #rest: Json = {};
-
-  read(event: Json): Piece[] {
-    const pieces: Piece[] = [];
-    for (const [name, value] of Object.entries(event)) if (name !== 'choices' && name !== '__proto__' && value !== null && name !== INVOCATION_METRICS) this.#rest[name] = value;
-    if (!Array.isArray(event.choices)) return pieces;
-    for (const choice of event.choices as unknown[]) {
-      if (!isObject(choice) || !isObject(choice.delta)) continue;
-      const index = typeof choice.index === 'number' ? choice.index : 0;
-      let held = this.#choices.get(index);
-      if (held === undefined) this.#choices.set(index, (held = { index, message: { role: 'assistant', content: '' }, finish_reason: null }));
-      if (typeof choice.finish_reason === 'string') held.finish_reason = choice.finish_reason;
-      const message = held.message as Json;
-      const delta = choice.delta;
-      for (const member of CHAT_TEXT_MEMBERS) {
-        const text = delta[member];
-        if (typeof text !== 'string') continue;
-        message[member] = `${typeof message[member] === 'string' ? message[member] : ''}${text}`;
-        pieces.push({ slot: `${index}:${member}`, text, primary: true, put: (rewritten) => (delta[member] = rewritten) });
-      }
-    }
-    return pieces;
-  }
-
-  answer(): Json {
-    return { ...this.#rest, object: 'chat.completion', choices: [...this.#choices.values()] };
-  }
-}
-
-export const openaiChatText: OwnText = {
-  requestText: (body) => requestText('chat', body),
-  rewriteRequest: (body, apply) => rewriteRequest('chat', body, asTransform(apply)).value as Json,
-  answerTexts: (answer) => [{ label: '', text: answerText('chat', answer) }, ...otherAnswerTexts('chat', answer)],
-  rewriteAnswer: (answer, apply) => rewriteAnswer('chat', answer, asTransform(apply)).value as Json,
-  slots(answer) {
-    const slots = new Map<string, string>();
-    const choices = isObject(answer) && Array.isArray(answer.choices) ? answer.choices : [];
-    choices.forEach((choice: unknown, at: number) => {
-      if (!isObject(choice) || !isObject(choice.message)) return;
-      const index = typeof choice.index === 'number' ? choice.index : at;
-      for (const member of CHAT_TEXT_MEMBERS) {
-        const value = choice.message[member];
-        if (member === 'content' ? value !== undefined && value !== null : typeof value === 'string') slots.set(`${index}:${member}`, member === 'content' ? contentText(value) : (value as string));
-      }
-    });
-    return slots;
-  },
-  streamReader: () => new ChatStreamReader(),
-};
