@@ -149,6 +149,15 @@ describe('prompt caching through the translated families', () => {
       const record = await logged('passthrough-cloudb-predict');
       expect(record).toMatchObject({ route_kind: 'passthrough', provider: 'cloudb', model_requested: 'text-embedding-mock', model_answered: 'text-embedding-mock', stream: false });
       expect(record.usage).toMatchObject({ input_tokens: tokens, output_tokens: 0, total_tokens: tokens, estimated: false });
+      // The catalog prices gemini-embedding-001 by its tokens; a model it does not list is not priced.
+      expect(record.cost_usd).toBeNull();
+      const priced = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'gemini-embedding-001')}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-gemini-embedding', 'content-type': 'application/json' },
+        body: JSON.stringify({ instances: [{ content: 'one two three four' }] }),
+      });
+      const counted = (((await priced.json()) as any).predictions[0].embeddings.statistics.token_count) as number;
+      expect((await logged('passthrough-cloudb-gemini-embedding')).cost_usd).toBeCloseTo((counted * 0.15) / 1_000_000, 12);
       // Another model's :predict (a video model's) answers in its own shape: not metered.
       const video = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'veo-mock')}`, {
         method: 'POST',
