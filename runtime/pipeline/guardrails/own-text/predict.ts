@@ -4,8 +4,8 @@
 // every text joined, one per line, for checks; every text rewritten by transformers. Image generation
 // (an Imagen model's): its instances' `prompt`, read as an image request's prompt is, and its
 // `parameters.negativePrompt` (what the image is not to show) rewritten with them, not judged, as a
-// chat's system prompt is rewritten but not judged. Their answers, vectors and images, have no text
-// (judged as `""`).
+// chat's system prompt is rewritten but not judged. Their answers have no text: vectors are judged
+// as `""`, images not at all (as the images endpoint's: hook-stage.ts).
 import type { PhaseBody } from '../run-hooks.ts';
 import { NO_OTHER_TEXTS } from '../hook-text.ts';
 import { isObject, type Json, NOT_AN_OBJECT } from './own-text.ts';
