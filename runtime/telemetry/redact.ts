@@ -11,6 +11,11 @@ import { parseJson } from '../../compiler/config/json-parse.ts';
 
 const CREDENTIAL_KEY = /^(api[-_]?key|x-api-key|authorization|password|passwd|secret|client[-_]?secret|(access|refresh|id|session)[-_]?token|private[-_]?key|(secret[-_])?access[-_]?key([-_]id)?|service[-_]?account([-_]json)?|credentials?)$/i;
 const SECRET_TEXT = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\b(sk|pk|rk|gw)[-_][A-Za-z0-9_-]{8,}|AKIA[0-9A-Z]{16}/g;
+/**
+ * The start of what SECRET_TEXT would match, at the very end of a text cut short: too short to match
+ * there, the rest of it lies past the cut, so it may be a secret's first characters.
+ */
+const SECRET_START_AT_END = /(Bearer\s+)[A-Za-z0-9._~+/=-]+$|\b(?:sk|pk|rk|gw)[-_][A-Za-z0-9_-]*$|AKIA[0-9A-Z]*$/;
 const REDACTED = '[redacted]';
 const TRUNCATED = '…[truncated]';
 const MAX_DEPTH = 64;
@@ -37,11 +42,12 @@ export function redactBody(body: Buffer | string, maxBytes: number, partial = fa
     try {
       shown = JSON.stringify(redactValue(parseJson(text), 0));
     } catch {
-      shown = redactText(text);
+      // A stream's start (`partial`) may end inside a secret, the rest of which never came.
+      shown = partial ? redactSecretStart(redactText(text)) : redactText(text);
     }
   } else {
     const json = redactJson(text, maxBytes);
-    shown = json ?? redactText(text.slice(0, maxBytes + REDACT_MARGIN));
+    shown = json ?? redactSecretStart(redactText(text.slice(0, maxBytes + REDACT_MARGIN)));
   }
   if (!cut && Buffer.byteLength(shown) <= maxBytes) return shown;
   return `${utf8Start(Buffer.from(shown), maxBytes)}${TRUNCATED}`;
@@ -53,6 +59,11 @@ function utf8Start(bytes: Buffer, maxBytes: number): string {
   // A continuation byte (10xxxxxx) at the cut: the character it belongs to starts before it.
   while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end -= 1;
   return bytes.subarray(0, end).toString('utf8');
+}
+
+/** `text`, cut short, with a secret's possible start at its end replaced as a secret is (redactText does the rest: a whole one). */
+function redactSecretStart(text: string): string {
+  return text.replace(SECRET_START_AT_END, (match, bearer: string | undefined) => (bearer !== undefined ? `${bearer}${REDACTED}` : REDACTED));
 }
 
 export function redactText(text: string): string {
@@ -116,7 +127,10 @@ function redactJson(text: string, maxBytes: number): string | null {
     }
     // Only the start is shown: decoded without a half escape at its end.
     const raw = text.slice(at + 1, at + 1 + Math.min(room, end === -1 ? text.length : end - at - 1));
-    return { value: decode(withoutHalfEscape(raw)), whole: false };
+    const value = decode(withoutHalfEscape(raw));
+    // Cut by the window's end, which can come before the cap (a long credential's value read and
+    // dropped): a secret begun there has its rest past the window, too little of it to match.
+    return { value: end === -1 ? redactSecretStart(value) : value, whole: false };
   };
   /** Skips the value at `at` (a credential's, or one too deep), however long. */
   const skip = (): void => {

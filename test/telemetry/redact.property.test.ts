@@ -93,6 +93,22 @@ describe('redactBody', () => {
     expect(reference(body, 1000).startsWith(shown.replace(/…\[truncated\]$/, ''))).toBe(true);
   });
 
+  test('a secret the window ends inside, before the cap, shows none of its characters', () => {
+    // Found by the property above (seed 1263834285): the window ended 7 characters into a bearer
+    // token, too few for its pattern, and those 7 were shown.
+    const token = 'Bearer AaAAAAaaAaAa0AaAaA0';
+    const values = [-8.2431763447173e-311, { model: -1.0016267842023541e-253, 'ke\ny': token }];
+    const body = JSON.stringify([...values, { api_key: { nested: [`cred-${'q'.repeat(69_329)}`] } }, ...values, ...values, 'y'.repeat(200_000)]);
+    const shown = redactBody(Buffer.from(body), 1000);
+    expect(shown).not.toContain('AaAAAA');
+    expect(reference(body, 1000).startsWith(shown.replace(/…\[truncated\]$/, ''))).toBe(true);
+    for (const [cut, after] of [['Bearer Aa', 'Bearer [redacted]'], ['sk-ab', '[redacted]'], ['AKIA12', '[redacted]'], ['a task-ab', 'a task-ab']]) {
+      // The window cut inside a string: the end of the text read is the end of the string shown.
+      const open = redactBody(Buffer.from(`["${cut}`), 1000, true);
+      expect(open, cut).toBe(`["${after}…[truncated]`);
+    }
+  });
+
   test.prop([fc.oneof(fc.string({ maxLength: 400 }), fc.tuple(fc.string({ maxLength: 40 }), secret, fc.string({ maxLength: 40 })).map((p) => p.join(' ')), fc.constant('{"a": 1,'), fc.constant('{"api_key": "cred-abcdef"')), cap], RUNS)('text that is not JSON: its secrets replaced, cut at the cap', (body, maxBytes) => {
     const shown = redactBody(Buffer.from(body), maxBytes);
     // Replacing a secret shortens the text, so the cut may show less than the whole-body redaction: never more.
