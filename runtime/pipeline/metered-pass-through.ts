@@ -150,23 +150,20 @@ export function meteredPassThrough(x: Exchange, provider: string): MeteredDialec
   return call !== null && call.counts !== true && call.family === provider ? call.dialect : null;
 }
 
-/**
- * What the text of `x`'s answer, answered by `provider`, is read in: the family's own chat dialect,
- * or the format of another model's invoke that the gateway reads; null for any other answer (a
- * token count's counts, cloud B's vectors, another format, another family's answer).
- */
-export function ownAnswerDialect(x: Exchange, provider: string): TextDialect | null {
-  const call = ownCall(x);
-  if (call === null || call.counts === true || call.family !== provider) return null;
-  if (call.dialect === 'invoke') return call.reads;
-  return call.textless !== undefined ? null : call.dialect;
-}
+/** How a family's own answer is read: its text in a dialect, or what it holds instead of text (a token count's counts, cloud B's vectors or images). */
+export type AnswerReading = TextDialect | 'counts' | 'vectors' | 'images';
 
-/** What `x`'s answer, answered by `provider`, holds when it is a family's own answer without text: a token count's counts, cloud B's vectors or images; null for any other. */
-export function ownTextlessAnswer(x: Exchange, provider: string): 'counts' | 'vectors' | 'images' | null {
+/**
+ * How `x`'s answer, answered by `provider`, is read: in the family's own chat dialect or the format
+ * of another model's invoke that the gateway reads, or as the answer without text it is; null for
+ * any other answer (another format, another family's answer, the rest of the pass-through).
+ */
+export function ownAnswerReading(x: Exchange, provider: string): AnswerReading | null {
   const call = ownCall(x);
   if (call === null || call.family !== provider) return null;
-  return call.counts === true ? 'counts' : call.textless ?? null;
+  if (call.counts === true) return 'counts';
+  if (call.dialect === 'invoke') return call.reads;
+  return call.textless ?? call.dialect;
 }
 
 /**

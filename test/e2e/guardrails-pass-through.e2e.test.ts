@@ -160,6 +160,23 @@ const CALLS: Call[] = [
   ]),
 ];
 
+/**
+ * A request the input deny rule read and denied: 446 before `mock` got anything, the rule's check
+ * failed on the text it judged (it names the word), not for want of a text it could read.
+ */
+async function expectJudgedDenial(mock: MockServer, send: () => Promise<Response>): Promise<void> {
+  const before = mock.requests.length;
+  const denied = await send();
+  expect(denied.status).toBe(446);
+  const body = (await denied.json()) as any;
+  expect(body.error.code).toBe('denied_by_guardrail');
+  const check = body.hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
+  expect(check).toMatchObject({ verdict: false, error: null });
+  expect(check.explanation).toContain('secret');
+  expect(check.explanation).not.toContain('not judged');
+  expect(mock.requests.length).toBe(before);
+}
+
 const mockOf = (family: Family): MockServer => (family === 'messages' ? messages : family === 'cloudb' ? cloudb : cloudc);
 
 function send(call: Call, config: string, system: string, question: string, trace?: string): Promise<Response> {
@@ -183,10 +200,7 @@ describe('a family\'s own token count through the pass-through', () => {
   for (const call of COUNTS) {
     it(`${call.name}: its request is judged and redacted like the chat call's; its answer (counts, no text) passes the output checks`, async () => {
       const mock = mockOf(call.family);
-      const before = mock.requests.length;
-      const denied = await send(call, 'in', 'Be brief.', 'count the secret');
-      expect(denied.status).toBe(446);
-      expect(mock.requests.length).toBe(before);
+      await expectJudgedDenial(mock, () => send(call, 'in', 'Be brief.', 'count the secret'));
       const redacted = await send(call, 'in', 'Be brief.', `count ${EMAIL} words`);
       expect(redacted.status).toBe(200);
       expect(Number(await call.text(redacted))).toBeGreaterThan(0);
@@ -206,10 +220,7 @@ describe('a family\'s own token count through the pass-through', () => {
   });
 
   it('a Claude model\'s count-tokens of an invoke body (the messages API\'s, in base64) is judged and redacted like its invoke call', async () => {
-    const before = cloudc.requests.length;
-    const denied = await countInvoke('in', CLOUDC_MODEL, 'count the secret');
-    expect(denied.status).toBe(446);
-    expect(cloudc.requests.length).toBe(before);
+    await expectJudgedDenial(cloudc, () => countInvoke('in', CLOUDC_MODEL, 'count the secret'));
     const redacted = await countInvoke('in', CLOUDC_MODEL, `count ${EMAIL} words`);
     expect(redacted.status).toBe(200);
     expect(((await redacted.json()) as any).inputTokens).toBeGreaterThan(0);
@@ -241,13 +252,7 @@ describe('cloud B\'s embeddings (`:predict` on a text embedding model) through t
   });
 
   it('an input deny rule judges every instance\'s text: denied with 446 before the provider is called', async () => {
-    const before = cloudb.requests.length;
-    const denied = await predict('in', [{ content: 'an innocent line' }, { title: 'notes', content: 'the secret plan' }]);
-    expect(denied.status).toBe(446);
-    const check = ((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
-    expect(check).toMatchObject({ verdict: false, error: null });
-    expect(check.explanation).not.toContain('not judged');
-    expect(cloudb.requests.length).toBe(before);
+    await expectJudgedDenial(cloudb, () => predict('in', [{ content: 'an innocent line' }, { title: 'notes', content: 'the secret plan' }]));
   });
 
   it('an input redaction rewrites every instance\'s content and title; the vectors come back as the service made them', async () => {
@@ -291,13 +296,7 @@ describe('cloud B\'s image generation (`:predict` on an Imagen model) through th
   });
 
   it('an input deny rule judges its prompt: denied with 446 before the provider is called', async () => {
-    const before = cloudb.requests.length;
-    const denied = await imagen('in', { instances: [{ prompt: 'draw the secret map' }] });
-    expect(denied.status).toBe(446);
-    const check = ((await denied.json()) as any).hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
-    expect(check).toMatchObject({ verdict: false, error: null });
-    expect(check.explanation).not.toContain('not judged');
-    expect(cloudb.requests.length).toBe(before);
+    await expectJudgedDenial(cloudb, () => imagen('in', { instances: [{ prompt: 'draw the secret map' }] }));
   });
 
   it('an input redaction rewrites its prompt and negative prompt; the images come back as the service made them', async () => {
@@ -368,17 +367,7 @@ describe('guardrails on a family\'s own chat API through the pass-through', () =
   for (const call of CALLS) {
     describe(call.name, () => {
       it('an input deny rule judges the last user turn: denied with 446 before the provider is called', async () => {
-        const mock = mockOf(call.family);
-        const before = mock.requests.length;
-        const denied = await send(call, 'in', 'Be brief.', 'tell me the secret');
-        expect(denied.status).toBe(446);
-        const body = (await denied.json()) as any;
-        expect(body.error.code).toBe('denied_by_guardrail');
-        const check = body.hook_results.before_request_hooks.find((h: any) => h.id === 'no-secret').checks[0];
-        expect(check).toMatchObject({ verdict: false, error: null });
-        expect(check.explanation).toContain('secret');
-        expect(check.explanation).not.toContain('not judged');
-        expect(mock.requests.length).toBe(before);
+        await expectJudgedDenial(mockOf(call.family), () => send(call, 'in', 'Be brief.', 'tell me the secret'));
       });
 
       it('an input redaction rewrites what the provider gets: the system prompt and the question', async () => {

@@ -6,7 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { planConfig } from '../../compiler/config/plan.ts';
 import { newRequestRecord } from '../../runtime/core/request-record.ts';
-import { meteredPassThrough, ownAnswerDialect, ownTextlessAnswer, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
+import { meteredPassThrough, ownAnswerReading, passThroughDialect, pathModel } from '../../runtime/pipeline/metered-pass-through.ts';
 import { newExchange } from '../../runtime/pipeline/new-exchange.ts';
 import { EVERY_ROUTING_HEADER, gatewayOptions } from '../../runtime/pipeline/options.ts';
 import { requestedModel } from '../../runtime/pipeline/request-model.ts';
@@ -97,20 +97,22 @@ describe('the dialect a pass-through request is read in', () => {
     for (const [method, path, dialect, provider, textless] of cases) {
       const x = passThrough(method as 'POST' | 'GET', path);
       expect(passThroughDialect(x), `${method} ${path}`).toBe(dialect);
-      expect(ownTextlessAnswer(x, provider), `${method} ${path} to ${provider}`).toBe(textless);
+      const reading = ownAnswerReading(x, provider);
+      expect(reading === 'counts' || reading === 'vectors' || reading === 'images' ? reading : null, `${method} ${path} to ${provider}`).toBe(textless);
     }
   });
 });
 
-describe('the dialect a pass-through answer\'s text is read in', () => {
-  it('is the family\'s own chat call\'s, or another model\'s invoke format the gateway reads, when a target of that family answered', () => {
+describe('how a pass-through answer is read', () => {
+  it('in the family\'s own chat call\'s dialect, or another model\'s invoke format the gateway reads, or as the answer without text it is, when a target of that family answered', () => {
     const cases: Array<[string, string, string | null]> = [
       ['/messages', 'anthropic', 'messages'],
       ['/messages', 'openai', null],
-      ['/messages/count_tokens', 'anthropic', null],
+      ['/messages/count_tokens', 'anthropic', 'counts'],
       [GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
-      [GENERATE('text-embedding-005', 'predict'), 'cloudb', null],
-      [GENERATE('imagen-4.0-generate-001', 'predict'), 'cloudb', null],
+      [GENERATE('text-embedding-005', 'predict'), 'cloudb', 'vectors'],
+      [GENERATE('imagen-4.0-generate-001', 'predict'), 'cloudb', 'images'],
+      [GENERATE('imagen-4.0-generate-001', 'predict'), 'openai', null],
       ['/model/amazon.nova-lite-v1%3A0/converse', 'cloudc', 'converse'],
       ['/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke', 'cloudc', 'messages'],
       ['/model/amazon.nova-lite-v1%3A0/invoke', 'cloudc', 'nova'],
@@ -120,9 +122,9 @@ describe('the dialect a pass-through answer\'s text is read in', () => {
       ['/model/mistral.mistral-7b-instruct-v0%3A2/invoke', 'cloudc', 'mistral'],
       ['/model/amazon.titan-embed-text-v2%3A0/invoke', 'cloudc', null],
       ['/model/ai21.jamba-1-5-large-v1%3A0/invoke', 'cloudc', null],
-      ['/model/amazon.nova-lite-v1%3A0/count-tokens', 'cloudc', null],
+      ['/model/amazon.nova-lite-v1%3A0/count-tokens', 'cloudc', 'counts'],
     ];
-    for (const [path, provider, dialect] of cases) expect(ownAnswerDialect(passThrough('POST', path), provider), `${path} to ${provider}`).toBe(dialect);
+    for (const [path, provider, reading] of cases) expect(ownAnswerReading(passThrough('POST', path), provider), `${path} to ${provider}`).toBe(reading);
   });
 });
 

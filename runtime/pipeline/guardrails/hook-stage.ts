@@ -17,7 +17,7 @@ import { HOOK_FAILED_STATUS } from '../../core/gateway-statuses.ts';
 import { attachTap } from '../body-tap.ts';
 import type { Exchange } from '../exchange.ts';
 import { requestedModel } from '../request-model.ts';
-import { ownAnswerDialect, ownTextlessAnswer, streamsByPath } from '../metered-pass-through.ts';
+import { ownAnswerReading, streamsByPath } from '../metered-pass-through.ts';
 import { gatewayAnswer, isJsonType, ownAnswer, ownFraming, textlessAnswer, PASSED_ON_ANSWER, passedOn, type ReadAnswer, requestBodyOf } from './phase-bodies.ts';
 import type { Services } from '../services.ts';
 import type { Stage, StageFn } from '../stage.ts';
@@ -94,13 +94,12 @@ export const attemptHookStage: Stage = {
       if (passedOn(x)) {
         // A family's own chat API is read in its dialect when its own family's target answered it.
         const provider = leaf.provider ?? '';
-        // A token count answers counts, cloud B's :predict vectors or images: no text to judge (their request's text was judged before it went).
-        const textless = ownTextlessAnswer(x, provider);
+        const dialect = ownAnswerReading(x, provider);
         // Images (megabytes of base64) go on unjudged and unparsed, as the images endpoint's answers do.
-        if (textless === 'images') return outcome;
-        if (textless !== null) return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
+        if (dialect === 'images') return outcome;
+        // A token count answers counts, cloud B's embeddings vectors: no text to judge (their request's text was judged before it went).
+        if (dialect === 'counts' || dialect === 'vectors') return judgeHeld(x, run, outcome, response, waited, later, textlessAnswer);
         // Another model's invoke in a format the gateway does not read: judged as the rest of the pass-through.
-        const dialect = ownAnswerDialect(x, provider);
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };

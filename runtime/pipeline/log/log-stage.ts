@@ -13,7 +13,7 @@ import { overriddenModel, requestedModel, sentParam } from '../request-model.ts'
 import { countedUsage } from './counted-usage.ts';
 import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
-import { estimatedUsage } from './usage-of.ts';
+import { estimatedUsage, isChatDialect } from './usage-of.ts';
 import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
@@ -84,7 +84,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
     ? new EventStreamUsageTap(record, eventDialect, () => inputTokens(x), price)
     : stream
     // Cloud B's :predict and cloud C's invoke never answer SSE: such a stream on their path is read as the vendor's.
-    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, dialect === 'predict' || dialect === 'imagePredict' || dialect === 'invoke' ? 'vendor' : dialect)
+    ? new SseUsageTap(record, estimate, price, bodyBytes, () => outcome.reportedUsage ?? x.upstreamTry?.reportedUsage, isChatDialect(dialect) ? dialect : 'vendor')
     : new JsonUsageTap(record, price, bodyBytes, dialect, response.headers);
   return { ...outcome, response: tapped(response, tap) };
 }

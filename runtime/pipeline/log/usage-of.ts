@@ -29,6 +29,13 @@ export type ChatDialect = 'messages' | 'generateContent' | 'converse';
  */
 export type UsageDialect = 'vendor' | ChatDialect | 'predict' | 'imagePredict' | 'invoke';
 
+const CHAT_DIALECTS: ReadonlySet<UsageDialect> = new Set<ChatDialect>(['messages', 'generateContent', 'converse']);
+
+/** Whether `dialect` is a family's chat API's (cloud B's :predict and cloud C's other invoke are not: they never stream SSE). */
+export function isChatDialect(dialect: UsageDialect): dialect is ChatDialect {
+  return CHAT_DIALECTS.has(dialect);
+}
+
 /** The gateway's estimate of an answer that reported no usage: its request's input tokens, and the tokens of `outputBytes` of generated text. */
 export function estimatedUsage(inputTokens: number, outputBytes: number): TokenUsage {
   const output = tokensOfBytes(outputBytes);

@@ -91,7 +91,11 @@ export class JsonUsageTap implements BodyTap {
   write(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.#bytes += bytes.length;
-    this.#counts?.write(bytes);
+    if (this.#counts !== null) {
+      this.#counts.write(bytes);
+      // Counted as it goes by: nothing of it is kept but for the record's body (megabytes of vectors or images otherwise held for nothing).
+      if (this.#bodyBytes === 0) return;
+    }
     if (this.#head !== null) {
       this.#keepTail(bytes);
       return;

@@ -4,25 +4,25 @@
 import { recordedModel } from '../../core/request-record.ts';
 import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
-import { meteredPassThrough, ownAnswerDialect, type TextDialect } from '../metered-pass-through.ts';
+import { type AnswerReading, ownAnswerReading } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
-/** The GenAI operation (gen_ai.operation.name) of a call through the pass-through whose text is read, by the dialect it is read in. */
-const TEXT_OPERATIONS: Record<TextDialect, string> = {
+/**
+ * The GenAI operation (gen_ai.operation.name) of a family's own call through the pass-through, by how
+ * its answer is read: a chat, a text completion, or (cloud B's `:predict` on a text embedding model)
+ * embeddings; none for a token count, an image (the conventions name no image operation), or
+ * another model's invoke in a format the gateway does not read (it may be any kind of call).
+ */
+const OPERATIONS: Record<AnswerReading, string | null> = {
   messages: 'chat', generateContent: 'chat', converse: 'chat', nova: 'chat', openaiChat: 'chat',
   titan: 'text_completion', llama: 'text_completion', mistral: 'text_completion', deepseek: 'text_completion',
+  vectors: 'embeddings', counts: null, images: null,
 };
 
-/**
- * A family's own call through the pass-through: a chat, or (cloud B's `:predict`) embeddings; another
- * model's invoke by its vendor's format where the gateway reads it (a chat, a text completion), and
- * otherwise none (it may be any kind of call: text, embeddings, images).
- */
 function passThroughOperation(x: Exchange, provider: string): string | null {
-  if (meteredPassThrough(x, provider) === 'predict') return 'embeddings';
-  const dialect = ownAnswerDialect(x, provider);
-  return dialect === null ? null : TEXT_OPERATIONS[dialect];
+  const reading = ownAnswerReading(x, provider);
+  return reading === null ? null : OPERATIONS[reading];
 }
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */

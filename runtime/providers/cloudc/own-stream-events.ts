@@ -13,6 +13,15 @@ const CHUNK_EVENT = 'chunk';
 /** Where the service puts its counts in an invoke stream's last chunk, beside the model's own members, whatever its format. */
 export const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
 
+/**
+ * An invoke stream chunk's own members but `except` into `into`, the whole answer a stream's chunks
+ * stand for: a null member overwrites nothing, the service's metrics are not the model's answer, and
+ * a `__proto__` member would set the object's prototype.
+ */
+export function keepChunkMembers(into: Json, chunk: Json, except: readonly string[]): void {
+  for (const [name, value] of Object.entries(chunk)) if (value !== null && name !== INVOCATION_METRICS && name !== '__proto__' && !except.includes(name)) into[name] = value;
+}
+
 export interface OwnStreamEvent {
   /** The message's JSON payload (an invoke stream's: the `chunk` around the event); null for an exception or a payload that is no JSON object. */
   payload: Json | null;

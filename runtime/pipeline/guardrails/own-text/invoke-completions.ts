@@ -6,7 +6,7 @@
 // `text`, streamed as `choices` of pieces). Checks judge the whole prompt, as a completion's;
 // transformers rewrite it and every completion. A body without the prompt (another form the model
 // may take) is not read.
-import { INVOCATION_METRICS } from '../../../providers/cloudc/own-stream-events.ts';
+import { keepChunkMembers } from '../../../providers/cloudc/own-stream-events.ts';
 import { type Apply, isObject, type Json, type OwnStreamReader, type OwnText, type Piece } from './own-text.ts';
 
 /** Where a text completion model's answer and its stream's chunks keep the completions' text. */
@@ -67,7 +67,7 @@ class CompletionStreamReader implements OwnStreamReader {
     const shape = this.#shape;
     const pieces: Piece[] = [];
     const completions = chunkCompletions(shape, event);
-    if (shape.list !== null && 'list' in shape.chunk) this.#keep(this.#rest, event, shape.chunk.list);
+    if (shape.list !== null && 'list' in shape.chunk) keepChunkMembers(this.#rest, event, [shape.chunk.list]);
     for (const [number, completion] of completions) {
       let at = this.#places.get(number);
       if (at === undefined) {
@@ -75,18 +75,13 @@ class CompletionStreamReader implements OwnStreamReader {
         this.#places.set(number, at);
       }
       const held = this.#completions[at]!;
-      this.#keep(held, completion, shape.member, 'index');
+      keepChunkMembers(held, completion, [shape.member, 'index']);
       const text = completion[shape.member];
       if (typeof text !== 'string') continue;
       held[shape.member] = `${held[shape.member] as string}${text}`;
       pieces.push({ slot: `${at}:text`, text, primary: true, put: (rewritten) => (completion[shape.member] = rewritten) });
     }
     return pieces;
-  }
-
-  /** `from`'s members but `except`, when not null, into `into` (the service's metrics left out; a `__proto__` member would set the object's prototype). */
-  #keep(into: Json, from: Json, ...except: string[]): void {
-    for (const [name, value] of Object.entries(from)) if (value !== null && name !== INVOCATION_METRICS && name !== '__proto__' && !except.includes(name)) into[name] = value;
   }
 
   answer(): Json {

@@ -1,7 +1,7 @@
 // OpenAI's open-weight models' invoke on cloud C (which models: runtime/pipeline/metered-pass-through.ts)
 // takes and answers the chat completions API's body and answer, read and rewritten by the gateway's
 // own chat endpoint's readers; its stream's `chunk` events each carry one chat completion chunk.
-import { INVOCATION_METRICS } from '../../../providers/cloudc/own-stream-events.ts';
+import { keepChunkMembers } from '../../../providers/cloudc/own-stream-events.ts';
 import { textOf as contentText, WRITTEN_TEXT_MEMBERS } from '../../../providers/shared/chat.ts';
 import type { TextTransform } from '../check.ts';
 import { answerText, otherAnswerTexts, requestText, rewriteAnswer, rewriteRequest } from '../hook-text.ts';
@@ -25,7 +25,7 @@ class ChatStreamReader implements OwnStreamReader {
 
   read(event: Json): Piece[] {
     const pieces: Piece[] = [];
-    for (const [name, value] of Object.entries(event)) if (name !== 'choices' && name !== '__proto__' && value !== null && name !== INVOCATION_METRICS) this.#rest[name] = value;
+    keepChunkMembers(this.#rest, event, ['choices']);
     if (!Array.isArray(event.choices)) return pieces;
     for (const choice of event.choices as unknown[]) {
       if (!isObject(choice) || !isObject(choice.delta)) continue;
