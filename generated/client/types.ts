@@ -2308,7 +2308,7 @@ export interface CatalogModel {
      */
     audio_output_per_minute?: number;
     /**
-     * A million characters of text a speech request speaks, for a model billed by them (tts-1); absent: speech answered as audio is not priced.
+     * A million characters of input, for a model billed by them: the text a speech request speaks (tts-1), the text an embedding model embeds as its answer counts it (cloud B's text-embedding-005: code points, white space excluded). Absent: speech answered as audio is not priced. With input_per_million 0, an answer that counts tokens and no characters is not priced.
      */
     input_per_million_characters?: number;
     per_image?: ImagePrices;

@@ -197,13 +197,15 @@ function printLine(record: RequestRecord): void {
 /**
  * What a record used: tokens, or for what is billed otherwise its unit (a transcription billed by its
  * length, seconds of audio; DALL·E, images and their size; speech, characters spoken and, for a
- * model priced by the minute, seconds of speech).
+ * model priced by the minute, seconds of speech), with the characters an embedding answer counted
+ * beside its tokens.
  */
 function usedUnits(usage: TokenUsage): string {
   if (usage.audioSeconds !== undefined) return `${usage.audioSeconds} s audio`;
   if (usage.images !== undefined) return `${usage.images} image${usage.images === 1 ? '' : 's'}${usage.imageSize == null ? '' : ` ${shown(usage.imageSize)}`}${usage.imageQuality == null ? '' : ` ${shown(usage.imageQuality)}`}`;
-  if (usage.inputCharacters !== undefined) return `${usage.inputCharacters} chars${usage.audioOutputSeconds === undefined ? '' : `, ${usage.audioOutputSeconds} s speech`}`;
-  return `${usage.inputTokens}+${usage.outputTokens}${usage.estimated ? '~' : ''} tok`;
+  if (usage.inputCharacters !== undefined && usage.inputTokens === 0) return `${usage.inputCharacters} chars${usage.audioOutputSeconds === undefined ? '' : `, ${usage.audioOutputSeconds} s speech`}`;
+  const tokens = `${usage.inputTokens}+${usage.outputTokens}${usage.estimated ? '~' : ''} tok`;
+  return usage.inputCharacters === undefined ? tokens : `${tokens}, ${usage.inputCharacters} chars`;
 }
 
 /**

@@ -111,12 +111,18 @@ export class ModelCatalog {
     const imagePrice = images > 0 ? priceOfImage(pricing.per_image, usage.imageSize ?? null, usage.imageQuality ?? null) : 0;
     if (imagePrice === null) return null;
     // Speech answered as audio: by its characters (tts-1) or its length (gpt-4o-mini-tts), whichever
-    // the model has a price for; a model with neither is not priced for it.
+    // the model has a price for; a model with neither is not priced for it. Characters counted beside
+    // tokens (cloud B's embeddings answer counts both) leave a model priced by its tokens priced so.
     const characters = usage.inputCharacters ?? 0;
     const spoken = usage.audioOutputSeconds ?? 0;
     const characterPrice = pricing.input_per_million_characters;
     const minutePrice = pricing.audio_output_per_minute;
-    if ((characters > 0 || spoken > 0) && characterPrice === undefined && (minutePrice === undefined || spoken === 0)) return null;
+    const charactersAlone = characters > 0 && usage.inputTokens === 0;
+    if ((charactersAlone || spoken > 0) && characterPrice === undefined && (minutePrice === undefined || spoken === 0)) return null;
+    // A model billed by the character alone (no token price: tts-1, cloud B's older text embedding
+    // models) is not priced for an answer that counted tokens and no characters: its tokens would
+    // price it at 0 (an embedding answer without its metadata, or under strict vendor compliance).
+    if (characterPrice !== undefined && pricing.input_per_million === 0 && usage.inputCharacters === undefined && usage.inputTokens > 0) return null;
     return (input + output + characters * (characterPrice ?? 0)) / 1_000_000 + (seconds / 60) * (pricing.audio_input_per_minute ?? 0) + (spoken / 60) * (minutePrice ?? 0) + images * imagePrice;
   }
 

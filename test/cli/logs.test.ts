@@ -80,6 +80,7 @@ describe('gateway logs', () => {
       JSON.stringify({ ...record(drawn, 200, now - 1000), path: '/v1/images/generations', modelRequested: 'dall-e-2', usage: { ...none, images: 1, imageSize: null, imageQuality: null }, costUsd: 0.02 }),
       JSON.stringify({ ...record(drawn, 200, now - 2000), path: '/v1/audio/speech', modelRequested: 'tts-1', usage: { ...none, inputCharacters: 120 }, costUsd: 0.0018 }),
       JSON.stringify({ ...record(drawn, 200, now - 3000), path: '/v1/audio/speech', modelRequested: 'gpt-4o-mini-tts', usage: { ...none, inputCharacters: 120, audioOutputSeconds: 8.5, estimated: true }, costUsd: 0.002125 }),
+      JSON.stringify({ ...record(drawn, 200, now - 4000), path: '/v1/embeddings', modelRequested: 'text-embedding-005', usage: { ...none, inputTokens: 6, totalTokens: 6, inputCharacters: 25 }, costUsd: 0.000000625 }),
     ]));
     const out = gatewayLogs(['--data', location.dataDir, '--metadata', `team=${drawn}`]);
     expect(out.status, out.stderr).toBe(0);
@@ -88,6 +89,8 @@ describe('gateway logs', () => {
     expect(lines[1]).toMatch(/ dall-e-2 {2}12\.5 ms {2}1 image {2}\$0\.020000 {2}/);
     expect(lines[2]).toMatch(/ tts-1 {2}12\.5 ms {2}120 chars {2}\$0\.001800 {2}/);
     expect(lines[3]).toMatch(/ gpt-4o-mini-tts {2}12\.5 ms {2}120 chars, 8\.5 s speech {2}\$0\.002125 {2}/);
+    // An embedding billed by its characters counted both.
+    expect(lines[4]).toMatch(/ text-embedding-005 {2}12\.5 ms {2}6\+0 tok, 25 chars {2}\$0\.000001 {2}/);
   });
 
   it("writes a client's control characters as escapes: a model name cannot drive the terminal or forge a line", async () => {

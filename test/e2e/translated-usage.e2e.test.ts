@@ -34,6 +34,7 @@ beforeAll(async () => {
     messages: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
     cloudc: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
     cloudb: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
+    'cloudb-strict': { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount, strict_vendor_compliance: true },
   });
 });
 
@@ -42,7 +43,7 @@ afterAll(async () => {
   await Promise.all([messages, cloudb, cloudc].map((m) => m?.close()));
 });
 
-function sdk(family: Family, trace: string): OpenAI {
+function sdk(family: Family | 'cloudb-strict', trace: string): OpenAI {
   return new OpenAI({
     baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0,
     defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': family, 'x-gateway-trace-id': trace },
@@ -158,6 +159,18 @@ describe('prompt caching through the translated families', () => {
       });
       const counted = (((await priced.json()) as any).predictions[0].embeddings.statistics.token_count) as number;
       expect((await logged('passthrough-cloudb-gemini-embedding')).cost_usd).toBeCloseTo((counted * 0.15) / 1_000_000, 12);
+      // The older models bill the characters the answer's metadata counts (white space excluded).
+      const byCharacters = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'text-embedding-005')}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb', 'x-gateway-trace-id': 'passthrough-cloudb-text-embedding-005', 'content-type': 'application/json' },
+        body: JSON.stringify({ instances: [{ content: 'one two three four' }, { content: 'héllo wörld' }] }),
+      });
+      const characters = (((await byCharacters.json()) as any).metadata.billableCharacterCount) as number;
+      expect(characters).toBe(15 + 10);
+      const charged = await logged('passthrough-cloudb-text-embedding-005');
+      expect(charged.usage).toMatchObject({ input_characters: characters, estimated: false });
+      expect(charged.usage.input_tokens).toBeGreaterThan(0);
+      expect(charged.cost_usd).toBeCloseTo((characters * 0.025) / 1_000_000, 15);
       // Another model's :predict (a video model's) answers in its own shape: not metered.
       const video = await fetch(`${served.gateway.url}${path.replace('text-embedding-mock', 'veo-mock')}`, {
         method: 'POST',
@@ -421,6 +434,27 @@ describe('prompt caching through the translated families', () => {
     expect(error.status).toBe(400);
     expect(error.error).toMatchObject({ code: 'invalid_request_body', param: '/messages/0/content/0/cache_control/type' });
     expect(messages.requests.length).toBe(before);
+  });
+});
+
+describe('embeddings translated to cloud B', () => {
+  it('name the characters an older model bills beside the tokens, and are priced by them; a model billed by tokens by its tokens', async () => {
+    const input = ['one two three four', 'héllo wörld'];
+    const answer = await sdk('cloudb', 'embeddings-cloudb-characters').embeddings.create({ model: 'text-embedding-005', input });
+    expect(answer.usage).toMatchObject({ prompt_tokens: 6, total_tokens: 6, input_characters: 25 });
+    const record = await logged('embeddings-cloudb-characters');
+    expect(record.usage).toMatchObject({ input_tokens: 6, input_characters: 25, estimated: false });
+    expect(record.cost_usd).toBeCloseTo((25 * 0.025) / 1_000_000, 15);
+    await sdk('cloudb', 'embeddings-cloudb-tokens').embeddings.create({ model: 'gemini-embedding-001', input });
+    expect((await logged('embeddings-cloudb-tokens')).cost_usd).toBeCloseTo((6 * 0.15) / 1_000_000, 15);
+  });
+
+  it('under strict vendor compliance the answer keeps the vendor\'s shape, and a model billed by characters is not priced (never at 0)', async () => {
+    const answer = await sdk('cloudb-strict', 'embeddings-cloudb-strict').embeddings.create({ model: 'text-embedding-005', input: 'one two three' });
+    expect(answer.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
+    const record = await logged('embeddings-cloudb-strict');
+    expect(record.usage).toMatchObject({ input_tokens: 3, input_characters: 0 });
+    expect(record.cost_usd).toBeNull();
   });
 });
 

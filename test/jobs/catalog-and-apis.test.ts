@@ -30,6 +30,20 @@ describe('model catalog', () => {
     expect(catalog.cost('other', { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 })).toBeNull();
   });
 
+  it('prices characters for a model billed by them, and leaves a model priced by tokens priced so when an answer counts both', () => {
+    const catalog = new ModelCatalog({ models: [
+      { id: 'chars', pricing: { input_per_million: 0, output_per_million: 0, input_per_million_characters: 0.025 } },
+      { id: 'tokens', pricing: { input_per_million: 0.15, output_per_million: 0 } },
+    ] });
+    const embedded = { inputTokens: 30, cachedInputTokens: 0, outputTokens: 0, inputCharacters: 4_000_000 };
+    expect(catalog.cost('chars', embedded)).toBeCloseTo(0.1, 12);
+    expect(catalog.cost('tokens', embedded)).toBeCloseTo((30 * 0.15) / 1e6, 12);
+    // An answer that counted tokens and no characters (strict vendor compliance, no metadata) would price a character-billed model at 0: not priced.
+    expect(catalog.cost('chars', { inputTokens: 30, cachedInputTokens: 0, outputTokens: 0 })).toBeNull();
+    // Characters alone (speech answered as audio) on a model without a character price: not priced.
+    expect(catalog.cost('tokens', { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, inputCharacters: 12 })).toBeNull();
+  });
+
   it('refuses a catalog that breaks its schema or names a model twice', () => {
     expect(() => new ModelCatalog({ models: [{ id: 'm', context_window: 0, pricing: { input_per_million: 1, output_per_million: 1 } }] })).toThrow(/\/models\/0\/context_window/);
     expect(() => new ModelCatalog({ models: [{ id: 'm', context_window: 5, pricing: { input_per_million: 1 } }] })).toThrow(/output_per_million/);

@@ -1,17 +1,19 @@
-// Cloud B's embeddings answer's usage is the sum of its predictions' token counts, read as the bytes
-// go by: however the answer is cut into chunks (a name or a number split between two), whatever
-// spacing it is written with, the sum is the same; an answer without counts has no usage. Its image
+// Cloud B's embeddings answer's usage is the sum of its predictions' token counts, with the
+// characters its metadata bills (the older models'), read as the bytes go by: however the answer is
+// cut into chunks (a name or a number split between two), whatever spacing it is written with, the
+// sum is the same; an answer without counts has no usage, one without metadata no characters. Its image
 // generation's usage is the images its predictions carry (bytes or a storage URI; a withheld one
 // not), counted the same way, however the answer is cut.
 import { fc, test } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
 import { PredictImageCount, PredictTokenCounts } from '../../runtime/pipeline/log/predict-usage.ts';
 
-/** An answer as the service writes it (statistics before the values), with `space` around its colons and commas. */
-function answer(counts: number[], space: string, dimensions: number): string {
+/** An answer as the service writes it (statistics before the values), with `space` around its colons and commas; `characters` billed, or no metadata when null. */
+function answer(counts: number[], space: string, dimensions: number, characters: number | null = counts.length * 7): string {
   const predictions = counts.map((count, i) =>
     `{"embeddings":{"statistics":{"truncated"${space}:${space}false,${space}"token_count"${space}:${space}${count}},"values":[${Array.from({ length: dimensions }, (_, d) => (((i + 1) * (d + 3)) % 17) / 17 - 0.5).join(',')}]}}`);
-  return `{"predictions":[${predictions.join(`,${space}`)}],"metadata":{"billableCharacterCount":${counts.length * 7}},"deployedModelId":"text-embedding-005"}`;
+  const metadata = characters === null ? '' : `,${space}"metadata"${space}:${space}{"billableCharacterCount"${space}:${space}${characters}}`;
+  return `{"predictions":[${predictions.join(`,${space}`)}]${metadata},"deployedModelId":"text-embedding-005"}`;
 }
 
 /** `text` cut at `cuts` (fractions of its length), each piece fed in turn to `counts`: its usage. */
@@ -52,15 +54,18 @@ test.prop([
   fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 12 }),
   fc.constantFrom('', ' ', '\n  '),
   fc.integer({ min: 0, max: 40 }),
+  fc.option(fc.integer({ min: 0, max: 10_000_000 })),
   fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }),
-], { numRuns: 300 })('the sum of the token counts, however the answer is cut', (counts, space, dimensions, cuts) => {
+], { numRuns: 300 })('the sum of the token counts and the billed characters, however the answer is cut', (counts, space, dimensions, characters, cuts) => {
   const total = counts.reduce((a, b) => a + b, 0);
-  expect(summed(answer(counts, space, dimensions), cuts)).toEqual({ inputTokens: total, outputTokens: 0, cachedInputTokens: 0, totalTokens: total, estimated: false });
+  expect(summed(answer(counts, space, dimensions, characters), cuts)).toEqual({
+    inputTokens: total, outputTokens: 0, cachedInputTokens: 0, totalTokens: total, estimated: false, ...(characters === null ? {} : { inputCharacters: characters }),
+  });
 });
 
 it('cut byte by byte, too', () => {
-  const text = answer([5, 123_456, 7], ' ', 3);
-  expect(summed(text, Array.from({ length: text.length }, (_, i) => i / text.length))?.inputTokens).toBe(123_468);
+  const text = answer([5, 123_456, 7], ' ', 3, 98_765);
+  expect(summed(text, Array.from({ length: text.length }, (_, i) => i / text.length))).toMatchObject({ inputTokens: 123_468, inputCharacters: 98_765 });
 });
 
 it('leaves out a count no service reports (past 2^53: Infinity as a number)', () => {

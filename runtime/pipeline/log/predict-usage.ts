@@ -1,13 +1,13 @@
 // Cloud B's `:predict` answers report no usage object. Its embeddings (a text embedding model's): each
 // prediction carries its input's count, `{"embeddings": {"statistics": {"token_count": 6, …},
-// "values": […]}}`, and the call's usage is their sum. An answer of 250 inputs of 768 dimensions is
-// megabytes of numbers, more than the JSON tap keeps whole, so the counts are summed as the bytes go
-// by: a native search for the member's name in each chunk, and a short carry of the chunk's end for
-// a name or number cut between chunks. No other member of the answer has that name (its other
-// members are vectors, flags and ids).
+// "values": […]}}`, and the call's usage is their sum; the answer's `metadata` counts the characters
+// the older models bill by (`"billableCharacterCount": 31`). An answer of 250 inputs of 768
+// dimensions is megabytes of numbers, more than the JSON tap keeps whole, so the counts are summed as
+// the bytes go by: a native search for the member's name in each chunk, and a short carry of the
+// chunk's end for a name or number cut between chunks. No other member of the answer has either name
+// (its other members are vectors, flags and ids).
 import type { TokenUsage } from '../../core/request-record.ts';
 
-const NAME = Buffer.from('"token_count"');
 /** What a chunk's end keeps for the next: the longest name, colon and number the service writes, with room for spaces. */
 const CARRY_BYTES = 64;
 
@@ -19,20 +19,27 @@ function isDigit(byte: number | undefined): boolean {
   return byte !== undefined && byte >= 0x30 && byte <= 0x39;
 }
 
-export class PredictTokenCounts {
+/** The sum of every count a member of one name holds, read as the bytes go by. */
+class MemberCountSum {
+  readonly #name: Buffer;
   #carry: Buffer | null = null;
-  #tokens = 0;
-  #found = false;
+  sum = 0;
+  found = false;
+
+  constructor(name: string) {
+    this.#name = Buffer.from(JSON.stringify(name));
+  }
 
   write(chunk: Buffer): void {
     const bytes = this.#carry === null ? chunk : Buffer.concat([this.#carry, chunk]);
+    const name = this.#name;
     let from = 0;
     // Where the unread rest begins: past the last whole count, or the end less the carry.
     let read = 0;
     for (;;) {
-      const at = bytes.indexOf(NAME, from);
+      const at = bytes.indexOf(name, from);
       if (at === -1) break;
-      let i = at + NAME.length;
+      let i = at + name.length;
       while (isSpace(bytes[i])) i++;
       if (i >= bytes.length) {
         read = at;
@@ -52,21 +59,34 @@ export class PredictTokenCounts {
         break;
       }
       // A count past 2^53 (hundreds of digits: Infinity) is no count a service reports: left out.
-      const tokens = i > start ? Number(bytes.toString('latin1', start, i)) : NaN;
-      if (Number.isSafeInteger(tokens)) {
-        this.#tokens += tokens;
-        this.#found = true;
+      const count = i > start ? Number(bytes.toString('latin1', start, i)) : NaN;
+      if (Number.isSafeInteger(count)) {
+        this.sum += count;
+        this.found = true;
       }
       from = read = i;
     }
     const rest = Math.max(read, bytes.length - CARRY_BYTES);
     this.#carry = rest >= bytes.length ? null : Buffer.from(bytes.subarray(rest));
   }
+}
 
-  /** The summed counts as the call's input; null when no prediction carried one. */
+export class PredictTokenCounts {
+  readonly #tokens = new MemberCountSum('token_count');
+  readonly #characters = new MemberCountSum('billableCharacterCount');
+
+  write(chunk: Buffer): void {
+    this.#tokens.write(chunk);
+    this.#characters.write(chunk);
+  }
+
+  /** The summed counts as the call's input, with the billed characters where the answer counted them; null when no prediction carried a count. */
   usage(): TokenUsage | null {
-    if (!this.#found) return null;
-    return { inputTokens: this.#tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: this.#tokens, estimated: false };
+    if (!this.#tokens.found) return null;
+    const tokens = this.#tokens.sum;
+    const usage: TokenUsage = { inputTokens: tokens, outputTokens: 0, cachedInputTokens: 0, totalTokens: tokens, estimated: false };
+    if (this.#characters.found) usage.inputCharacters = this.#characters.sum;
+    return usage;
   }
 }
 

@@ -144,6 +144,9 @@ export function usageOf(value: unknown): TokenUsage | null {
   // An image model's input images (an image edit's), priced apart from the prompt's text.
   const imageIn = count(details?.image_tokens);
   if (imageIn !== null && imageIn > 0) usage.imageInputTokens = imageIn;
+  // The characters a model bills by, which cloud B's embeddings translation names beside the tokens.
+  const characters = count(u.input_characters);
+  if (characters !== null) usage.inputCharacters = characters;
   return usage;
 }
 

@@ -75,7 +75,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
           method: 'POST',
           headers,
           body: mappedBody(body, 'cloudb.predict', () => toPredictRequest(body, NAME)),
-          response: { provider: NAME, observe, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64'), error },
+          response: { provider: NAME, observe, json: (json) => fromPredictResponse(json as PredictResponse, model, body.encoding_format === 'base64', strict), error },
         };
       }
       const chat = chatRequestOf(call.body);

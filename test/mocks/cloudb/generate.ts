@@ -180,7 +180,7 @@ function imagesOf(body: Json): Json[] {
 export async function countTokens(ctx: MockContext): Promise<void> {
   const body = await parse(ctx);
   if (body === null) return;
-  const characters = (body.contents as Json[]).reduce((n, turn) => n + partsText(turn.parts).replace(/\s/g, '').length, 0);
+  const characters = (body.contents as Json[]).reduce((n, turn) => n + billableCharacters(partsText(turn.parts)), 0);
   return sendJson(ctx, { totalTokens: promptTokensOf(body), totalBillableCharacters: characters });
 }
 
@@ -193,5 +193,13 @@ export async function predict(ctx: MockContext, model: string): Promise<void> {
     const text = String(instance.content ?? '');
     return { embeddings: { values: [...embeddingOf(text, dimensions)], statistics: { token_count: words(text).length, truncated: false } } };
   });
-  return sendJson(ctx, { predictions, metadata: { billableCharacterCount: 0 }, deployedModelId: model });
+  const characters = (body.instances as Json[]).reduce((n, instance) => n + billableCharacters(String(instance.content ?? '')), 0);
+  return sendJson(ctx, { predictions, metadata: { billableCharacterCount: characters }, deployedModelId: model });
+}
+
+/** The characters the service bills of a text: its code points, white space excluded. */
+function billableCharacters(text: string): number {
+  let count = 0;
+  for (const c of text) if (!/\s/.test(c)) count++;
+  return count;
 }
