@@ -13,7 +13,7 @@
 // vendor's own format, and the service reports its counts beside any of them: it is metered (the
 // `invoke` dialect); its text is read where the gateway knows the format (Amazon Nova's, converse's
 // shapes; OpenAI's open-weight models', the chat completions API's; the prompt and completions of
-// Titan's text models, Llama's, Mistral's text completion, DeepSeek-R1's) and
+// Titan's text models, Llama's, DeepSeek-R1's; Mistral's text completion or chat completion) and
 // judged as the rest of the pass-through otherwise. The rest generate nothing (files, batches), or
 // answer in a format each model vendor has its own of (another model's `:predict`: a video model's,
 // a multimodal embedding's), and are none of these. Cloud B's and cloud C's name their model in their
@@ -51,8 +51,13 @@ const LLAMA_MODEL = /meta\.llama/;
 const DEEPSEEK_R1_MODEL = /deepseek\.r1/;
 /** One of OpenAI's open-weight models (`openai.gpt-oss-120b-1:0`), whose invoke takes and answers the chat completions API's body and answer. */
 const OPENAI_CHAT_MODEL = /openai\.gpt-oss-/;
-/** A Mistral model of the text completion API (a `prompt`, answered `outputs[].text`); the later ones take chat messages, not read. */
-const MISTRAL_PROMPT_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mistral-large-2402|mistral-small-2402)/;
+/**
+ * A Mistral model whose invoke takes the text completion API (a `prompt`, answered `outputs[].text`:
+ * 7B, Mixtral, Large and Small 2402) or the chat completion API (`messages`, answered as the chat
+ * endpoint's: Large 2402 and 2407, Pixtral Large), read in the form its body holds; not the later
+ * ones (Large 3, Magistral, Ministral), whose format is not read.
+ */
+const MISTRAL_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mistral-large-2402|mistral-small-2402|mistral-large-2407|pixtral-large)/;
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
 const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
 /**
@@ -122,7 +127,7 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'nova', model: NOVA_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'titan', model: TITAN_TEXT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'llama', model: LLAMA_MODEL },
-  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'mistral', model: MISTRAL_PROMPT_MODEL },
+  { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'mistral', model: MISTRAL_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'deepseek', model: DEEPSEEK_R1_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'openaiChat', model: OPENAI_CHAT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },

@@ -54,11 +54,16 @@ const oddEventMessage = fc.oneof(
     .map(({ type, ...payload }) => eventMessage(type, payload)),
   oddMessagesEvent.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })),
   fc.constantFrom('chunk', 'metadata').map((type) => eventMessage(type, { bytes: 'not base64 of JSON %%%' })),
-  // Another model's invoke stream: chunks of its vendor's own format (Titan's, Llama's, Mistral's, Nova's one-member converse events), the service's counts of any shape.
+  // Another model's invoke stream: chunks of its vendor's own format (Titan's, Llama's, Mistral's in either form, Nova's one-member converse events), the service's counts of any shape.
   fc.record({
     outputText: oddMember, index: fc.oneof(fc.nat(2), oddMember), generation: oddMember, outputs: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ text: oddMember, stop_reason: oddMember }, { requiredKeys: [] })), { maxLength: 3 })),
     contentBlockDelta: fc.oneof(oddMember, fc.record({ contentBlockIndex: fc.oneof(fc.nat(3), oddMember), delta: fc.oneof(oddMember, fc.record({ text: oddMember })) }, { requiredKeys: [] })),
-    choices: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({ index: fc.oneof(fc.nat(2), oddMember), delta: fc.oneof(oddMember, fc.record({ content: oddMember, reasoning_content: oddMember, refusal: oddMember }, { requiredKeys: [] })), finish_reason: oddMember }, { requiredKeys: [] })), { maxLength: 3 })),
+    choices: fc.oneof(oddMember, fc.array(fc.oneof(oddMember, fc.record({
+      index: fc.oneof(fc.nat(2), oddMember),
+      delta: fc.oneof(oddMember, fc.record({ content: oddMember, reasoning_content: oddMember, refusal: oddMember }, { requiredKeys: [] })),
+      message: fc.oneof(oddMember, fc.record({ role: oddMember, content: oddMember }, { requiredKeys: [] })),
+      finish_reason: oddMember, stop_reason: oddMember,
+    }, { requiredKeys: [] })), { maxLength: 3 })),
     'amazon-bedrock-invocationMetrics': fc.oneof(oddMember, fc.record({ inputTokenCount: oddCount, outputTokenCount: oddCount, cacheReadInputTokenCount: oddCount }, { requiredKeys: [] })),
   }, { requiredKeys: [] })
     .map((chunk) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(chunk)).toString('base64') })),
@@ -211,12 +216,13 @@ describe('a misbehaving provider', () => {
   });
 });
 
-/** Another model's invoke, by model and body: in each vendor format the gateway reads (Nova's, Titan's, Llama's, Mistral's), and in one it does not (Cohere's). */
+/** Another model's invoke, by model and body: in each vendor format the gateway reads (Nova's, Titan's, Llama's, Mistral's in both forms), and in one it does not (Cohere's). */
 const OTHER_INVOKES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['amazon.nova-lite-v1%3A0', { messages: [{ role: 'user', content: [{ text: 'hi' }] }] }],
   ['amazon.titan-text-express-v1', { inputText: 'hi' }],
   ['meta.llama3-8b-instruct-v1%3A0', { prompt: 'hi' }],
   ['mistral.mistral-7b-instruct-v0%3A2', { prompt: '<s>[INST] hi [/INST]' }],
+  ['mistral.mistral-large-2407-v1%3A0', { messages: [{ role: 'user', content: 'hi' }] }],
   ['openai.gpt-oss-120b-1%3A0', { messages: [{ role: 'user', content: 'hi' }] }],
   ['us.deepseek.r1-v1%3A0', { prompt: 'hi' }],
   ['cohere.command-r-v1%3A0', { message: 'hi' }],

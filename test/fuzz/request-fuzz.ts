@@ -70,7 +70,7 @@ const OWN_CALLS = [
   'messages', 'projects/p/locations/l/publishers/google/models/g:generateContent', 'model/anthropic.claude-x/converse', 'model/anthropic.claude-x/invoke', 'messages/count_tokens?beta=true',
   'model/anthropic.claude-x/count-tokens', 'projects/p/locations/l/publishers/google/models/text-embedding-005:predict', 'model/amazon.nova-lite-v1/invoke', 'model/amazon.titan-text-express-v1/invoke',
   'model/meta.llama3-8b-instruct-v1/invoke', 'model/mistral.mistral-7b-instruct-v0/invoke', 'projects/p/locations/l/publishers/google/models/imagen-3.0-generate-002:predict',
-  'model/openai.gpt-oss-120b-1/invoke-with-response-stream',
+  'model/openai.gpt-oss-120b-1/invoke-with-response-stream', 'model/mistral.mistral-large-2402-v1/invoke',
 ] as const;
 
 /** A block or part of any of the families' own shapes, its members of any type. */
@@ -128,6 +128,8 @@ export const fuzzGuarded: fc.Arbitrary<FuzzRequest> = fc
       [OWN_CALLS[11]]: { instances: stream ? turns : [{ prompt: text }], parameters: stream ? text : { negativePrompt: text, sampleCount: 2 } },
       // OpenAI's open-weight models: the chat completions body, `stream` of any value.
       [OWN_CALLS[12]]: { messages, stream, ...options },
+      // Mistral Large 2402: either form, the chat form's messages of any shape.
+      [OWN_CALLS[13]]: stream ? { messages, max_tokens: 9 } : { prompt: text, messages: turns },
     };
     // A pass-through body need not be JSON: sent as bare text now and then, it is forwarded unparsed.
     const body = endpoint === 'threads/t1/messages' && stream && typeof text === 'string' ? text : JSON.stringify(bodies[endpoint]);

@@ -13,12 +13,15 @@ import { encodeMessage } from '../mocks/cloudc/event-stream.ts';
 
 type Json = Record<string, any>;
 interface Event { type: string; json: Json }
+/** A dialect, or a second form one reads: Mistral's chat completion stream (the `mistral` reading's other form). */
+type Case = TextDialect | 'mistralChat';
+const dialectOf = (c: Case): TextDialect => (c === 'mistralChat' ? 'mistral' : c);
 
 const piece = fc.string({ maxLength: 10 });
 const pieces = fc.array(piece, { maxLength: 5 });
 
 /** The dialect's stream events carrying `thinking` pieces (reasoning) then `text` pieces, with the events around them. */
-function eventsOf(dialect: TextDialect, thinking: string[], text: string[]): Event[] {
+function eventsOf(dialect: Case, thinking: string[], text: string[]): Event[] {
   switch (dialect) {
     case 'messages': {
       const events: Event[] = [{ type: 'message_start', json: { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 3, output_tokens: 1 } } } }];
@@ -57,6 +60,9 @@ function eventsOf(dialect: TextDialect, thinking: string[], text: string[]): Eve
       return completionChunks(text, (t, last) => ({ outputs: [{ text: t, stop_reason: last ? 'stop' : null }] }));
     case 'deepseek':
       return completionChunks(text, (t, last) => ({ choices: [{ text: t, stop_reason: last ? 'stop' : null }] }));
+    // Mistral's chat completion stream: each piece in its choice's `message`, its end as `stop_reason`.
+    case 'mistralChat':
+      return completionChunks(text, (t, last) => ({ id: 'm1', object: 'chat.completion.chunk', choices: [{ index: 0, message: { role: 'assistant', content: t }, stop_reason: last ? 'stop' : null }] }));
     // OpenAI's open-weight models' invoke stream: chat completion chunks, reasoning then content.
     case 'openaiChat': {
       const chunk = (delta: Json, finish: string | null): Event => ({ type: 'chunk', json: { id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] } });
@@ -71,19 +77,19 @@ function completionChunks(text: string[], chunk: (text: string, last: boolean) =
   return events;
 }
 
-/** The text completion dialects: no reasoning. */
-const COMPLETIONS = new Set<TextDialect>(['titan', 'llama', 'mistral', 'deepseek']);
+/** The text completion dialects, and Mistral's chat form: no reasoning. */
+const COMPLETIONS = new Set<Case>(['titan', 'llama', 'mistral', 'deepseek', 'mistralChat']);
 /** Dialects whose every chunk is a delta (of text, reasoning, or none), whatever its type: an empty piece may be where a rewritten text goes. */
-const DELTA_CHUNKS = new Set<TextDialect>([...COMPLETIONS, 'openaiChat']);
+const DELTA_CHUNKS = new Set<Case>([...COMPLETIONS, 'openaiChat']);
 /** Event streams whose events come inside `chunk` events (invoke streams), not named by their own `:event-type`. */
-const chunked = (dialect: TextDialect): boolean => dialect !== 'converse';
+const chunked = (dialect: Case): boolean => dialect !== 'converse';
 
-const FRAMINGS: Array<[TextDialect, OwnFraming]> = [
+const FRAMINGS: Array<[Case, OwnFraming]> = [
   ['messages', 'sse'], ['messages', 'event-stream'], ['generateContent', 'sse'], ['generateContent', 'array'], ['converse', 'event-stream'],
-  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'], ['deepseek', 'event-stream'], ['openaiChat', 'event-stream'],
+  ['nova', 'event-stream'], ['titan', 'event-stream'], ['llama', 'event-stream'], ['mistral', 'event-stream'], ['mistralChat', 'event-stream'], ['deepseek', 'event-stream'], ['openaiChat', 'event-stream'],
 ];
 
-function framed(dialect: TextDialect, framing: OwnFraming, events: Event[]): Buffer {
+function framed(dialect: Case, framing: OwnFraming, events: Event[]): Buffer {
   switch (framing) {
     case 'sse': return Buffer.from(events.map((e) => (dialect === 'messages' ? `event: ${e.type}\ndata: ${JSON.stringify(e.json)}\n\n` : `data: ${JSON.stringify(e.json)}\r\n\r\n`)).join(''));
     case 'array': return Buffer.from(JSON.stringify(events.map((e) => e.json)));
@@ -95,7 +101,7 @@ function framed(dialect: TextDialect, framing: OwnFraming, events: Event[]): Buf
 }
 
 /** The events as the family's client reads them out of the framing. */
-function unframed(dialect: TextDialect, framing: OwnFraming, bytes: Buffer): Event[] {
+function unframed(dialect: Case, framing: OwnFraming, bytes: Buffer): Event[] {
   switch (framing) {
     case 'sse': return bytes.toString().split(/\r?\n\r?\n/).filter((e) => e !== '').map((e) => {
       const type = /^event: (.*)$/m.exec(e)?.[1] ?? 'message';
@@ -117,7 +123,7 @@ function unframed(dialect: TextDialect, framing: OwnFraming, bytes: Buffer): Eve
 }
 
 /** The reasoning and the text the events carry, their pieces joined, read the way the test built them. */
-function textsOf(dialect: TextDialect, events: Event[]): { thinking: string; text: string } {
+function textsOf(dialect: Case, events: Event[]): { thinking: string; text: string } {
   let thinking = '';
   let text = '';
   for (const { json } of events) {
@@ -137,6 +143,7 @@ function textsOf(dialect: TextDialect, events: Event[]): { thinking: string; tex
     else if (dialect === 'llama') text += json.generation;
     else if (dialect === 'mistral') text += json.outputs[0].text;
     else if (dialect === 'deepseek') text += json.choices[0].text;
+    else if (dialect === 'mistralChat') text += json.choices[0].message.content;
     else if (dialect === 'openaiChat') {
       const delta = json.choices[0].delta;
       if (typeof delta.reasoning_content === 'string') thinking += delta.reasoning_content;
@@ -153,8 +160,8 @@ describe('a family\'s own stream, held', () => {
   test.prop([fc.constantFrom(...FRAMINGS), pieces, pieces], { numRuns: 200 })('is judged as its texts joined, and rewritten in place', ([dialect, framing], someThinking, text) => {
     const thinking = COMPLETIONS.has(dialect) ? [] : someThinking;
     const events = eventsOf(dialect, thinking, text);
-    const held = holdOwnStream(dialect, framing, framed(dialect, framing, events))!;
-    const own = OWN_TEXTS[dialect];
+    const held = holdOwnStream(dialectOf(dialect), framing, framed(dialect, framing, events))!;
+    const own = OWN_TEXTS[dialectOf(dialect)];
     // The checks judge the text, not the reasoning.
     expect(own.answerTexts(held.answer)[0].text).toBe(text.join(''));
     const judged = own.rewriteAnswer(held.answer, mark);
@@ -170,13 +177,13 @@ describe('a family\'s own stream, held', () => {
       if (textsOf(dialect, [events[at]]).text === '' && textsOf(dialect, [events[at]]).thinking === '' && !/delta/i.test(events[at].type) && dialect !== 'generateContent' && !DELTA_CHUNKS.has(dialect)) expect(event.json).toEqual(events[at].json);
     });
     // The rewritten stream, held again, is the judged answer's texts.
-    const again = holdOwnStream(dialect, framing, held.rewritten(judged))!;
+    const again = holdOwnStream(dialectOf(dialect), framing, held.rewritten(judged))!;
     expect(own.slots(again.answer)).toEqual(own.slots(judged));
   });
 
   test.prop([fc.constantFrom(...FRAMINGS), pieces], { numRuns: 60 })('goes out as it came when the checks changed nothing', ([dialect, framing], text) => {
     const bytes = framed(dialect, framing, eventsOf(dialect, [], text));
-    const held = holdOwnStream(dialect, framing, bytes)!;
+    const held = holdOwnStream(dialectOf(dialect), framing, bytes)!;
     expect(unframed(dialect, framing, held.rewritten(held.answer))).toEqual(unframed(dialect, framing, bytes));
   });
 

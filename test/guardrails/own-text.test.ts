@@ -195,11 +195,32 @@ describe('another model\'s invoke in a format the gateway reads', () => {
       const { value, found } = io.rewrite(answer, redact);
       expect(found).toBe(1);
       expect(JSON.stringify(value)).toBe(JSON.stringify(answer).replace(EMAIL, '[EMAIL]'));
-      // Another form of body (Mistral's chat messages, a body without the prompt) is not read.
-      expect(request.unreadable({ messages: [{ role: 'user', content: 'hi' }] })).toContain('not judged');
-      expect(request.rewrite({ messages: [] }, redact)).toEqual({ value: { messages: [] }, found: 0 });
+      // A body without the prompt (another form: chat messages, which only Mistral's models also take) is not read.
+      if (dialect !== 'mistral') {
+        expect(request.unreadable({ messages: [{ role: 'user', content: 'hi' }] })).toContain('not judged');
+        expect(request.rewrite({ messages: [] }, redact)).toEqual({ value: { messages: [] }, found: 0 });
+      }
+      expect(request.unreadable({ inputs: 'hi' })).toContain('not judged');
     });
   }
+
+  it('Mistral\'s chat completion form (`messages`, answered `choices`) is read as the chat endpoint\'s body and answer; its prompt form as a completion', () => {
+    const request = OWN_REQUEST_BODY.mistral;
+    const body = { messages: [{ role: 'system', content: `sys ${EMAIL}` }, { role: 'user', content: `ask ${EMAIL}` }, { role: 'assistant', content: 'ok' }, { role: 'tool', tool_call_id: 't', content: 'result' }], max_tokens: 9 };
+    expect(request.unreadable(body)).toBeNull();
+    expect(request.textOf(body)).toBe(`ask ${EMAIL}`);
+    const { value, found } = request.rewrite(body, redact);
+    expect(found).toBe(2);
+    expect(JSON.stringify(value)).toBe(JSON.stringify(body).replaceAll(EMAIL, '[EMAIL]'));
+    const answer = { id: 'm', choices: [{ index: 0, message: { role: 'assistant', content: `a ${EMAIL}` }, finish_reason: 'stop' }, { index: 1, message: { role: 'assistant', content: 'b' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3 } };
+    const io = OWN_ANSWER_BODY.mistral;
+    expect(io.textOf(answer)).toBe(`a ${EMAIL}`);
+    expect(io.otherTexts(answer)).toEqual([{ label: 'choice 1', text: 'b' }]);
+    const rewritten = io.rewrite(answer, redact);
+    expect(rewritten.found).toBe(1);
+    expect((rewritten.value as typeof answer).choices[0].message.content).toBe('a [EMAIL]');
+    expect(request.unreadable({ inputs: 'hi' })).toContain('no `prompt` string and no `messages` list');
+  });
 });
 
 describe('cloud C\'s token count', () => {

@@ -154,7 +154,7 @@ describe('tracing', () => {
     expect(attempt.attributes['gen_ai.operation.name']).toBe('embeddings');
   });
 
-  it('names another model\'s invoke through cloud C\'s pass-through by its vendor\'s format: Nova\'s a chat, Llama\'s a text completion, one not read none', async () => {
+  it('names another model\'s invoke through cloud C\'s pass-through by its vendor\'s format: Nova\'s a chat, Llama\'s a text completion, Mistral\'s as its body\'s form says, one not read none', async () => {
     const settings = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const traced = await startGateway({ port: 0, dataDir: join(dir, 'data-invoke'), configsDir: join(dir, 'configs'), seedApiKey: ADMIN, logger: silentLogger, setup: serveSetup, tracing: await startTracing(settings, silentLogger) });
     const invoke = (model: string, trace: string, body: unknown) => fetch(`${traced.url}/v1/model/${encodeURIComponent(model)}/invoke`, {
@@ -165,6 +165,8 @@ describe('tracing', () => {
     await invoke('amazon.nova-lite-v1:0', 'invoke-nova', { messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
     await invoke('meta.llama3-8b-instruct-v1:0', 'invoke-llama', { prompt: 'hi' });
     await invoke('cohere.command-r-v1:0', 'invoke-cohere', { message: 'hi' });
+    await invoke('mistral.mistral-large-2402-v1:0', 'invoke-mistral-chat', { messages: [{ role: 'user', content: 'hi' }] });
+    await invoke('mistral.mistral-large-2402-v1:0', 'invoke-mistral-prompt', { prompt: '<s>[INST] hi [/INST]' });
     await traced.close();
     const server = (trace: string) => receiver.spans.find((s) => s.kind === 2 && s.attributes['gateway.trace_id'] === trace)!;
     const attempt = (trace: string) => receiver.spans.find((s) => s.kind === 3 && s.parentSpanId === server(trace).spanId)!;
@@ -174,6 +176,8 @@ describe('tracing', () => {
     expect(server('invoke-llama').attributes['gen_ai.operation.name']).toBe('text_completion');
     expect(attempt('invoke-llama').attributes['gen_ai.operation.name']).toBe('text_completion');
     expect(server('invoke-cohere').attributes['gen_ai.operation.name']).toBeUndefined();
+    expect(attempt('invoke-mistral-chat').attributes['gen_ai.operation.name']).toBe('chat');
+    expect(attempt('invoke-mistral-prompt').attributes['gen_ai.operation.name']).toBe('text_completion');
   });
 
   it('exports a client\'s model name with a lone surrogate half as U+FFFD, so the collector takes the batch it is in', async () => {

@@ -6,23 +6,40 @@ import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
 import { type AnswerReading, ownAnswerReading } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
+import { isMistralChatBody } from '../guardrails/own-text/invoke-mistral.ts';
+import { parseJsonBody } from '../../core/json-body.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';
 /**
  * The GenAI operation (gen_ai.operation.name) of a family's own call through the pass-through, by how
- * its answer is read: a chat, a text completion, or (cloud B's `:predict` on a text embedding model)
- * embeddings; none for a token count, an image (the conventions name no image operation), or
- * another model's invoke in a format the gateway does not read (it may be any kind of call).
+ * its answer is read: a chat, a text completion (a Mistral model's, as its body's form says), or
+ * (cloud B's `:predict` on a text embedding model) embeddings; none for a token count, an image (the
+ * conventions name no image operation), or another model's invoke in a format the gateway does not
+ * read (it may be any kind of call).
  */
-const OPERATIONS: Record<AnswerReading, string | null> = {
+const OPERATIONS: Record<AnswerReading, string | null | ((body: unknown) => string)> = {
   messages: 'chat', generateContent: 'chat', converse: 'chat', nova: 'chat', openaiChat: 'chat',
-  titan: 'text_completion', llama: 'text_completion', mistral: 'text_completion', deepseek: 'text_completion',
+  titan: 'text_completion', llama: 'text_completion', deepseek: 'text_completion',
+  mistral: (body) => (isMistralChatBody(body) ? 'chat' : 'text_completion'),
   vectors: 'embeddings', counts: null, images: null,
 };
 
 function passThroughOperation(x: Exchange, provider: string): string | null {
   const reading = ownAnswerReading(x, provider);
-  return reading === null ? null : OPERATIONS[reading];
+  if (reading === null) return null;
+  const operation = OPERATIONS[reading];
+  return typeof operation === 'function' ? operation(bodyOf(x)) : operation;
+}
+
+/** The request's body: as a stage parsed it, else parsed here (a pass-through's body no stage read); null when it is not JSON. */
+function bodyOf(x: Exchange): unknown {
+  if (x.params !== undefined) return x.params;
+  if (x.rawBody === null) return null;
+  try {
+    return parseJsonBody(x.rawBody);
+  } catch {
+    return null;
+  }
 }
 
 /** Attaches the request's server span to its exchange (the server made it when the request arrived). */

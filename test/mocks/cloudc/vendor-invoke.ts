@@ -6,7 +6,9 @@
 // (`prompt`, answered `{"choices": [{"text", "stop_reason"}]}`) and an
 // Amazon Nova model (converse's shapes: `messages`, answered `{"output": {"message"}, "stopReason",
 // "usage"}`) and one of OpenAI's open-weight models (the chat completions API's body and answer, a
-// stream's chunks each one chat completion chunk). Every answer carries the service's own counts in the `x-amzn-bedrock-input-token-count`
+// stream's chunks each one chat completion chunk), and Mistral's chat completion models (`messages`,
+// answered `{"choices": [{"message", "finish_reason"}], "usage"}`; a stream's chunks carry each piece
+// in a choice's `message`, its end as `stop_reason`; Large 2402 takes this or the `prompt` form). Every answer carries the service's own counts in the `x-amzn-bedrock-input-token-count`
 // / `-output-token-count` headers; a stream is `chunk` events each carrying one event of the model's
 // own stream as base64 `bytes` (a piece of the answer; Nova's converse-stream events as one-member
 // objects), the last with the service's invocation metrics.
@@ -21,6 +23,8 @@ type Json = Record<string, unknown>;
 
 interface VendorFormat {
   model: RegExp;
+  /** Whether the model reads the body in this format, for a model that takes two (by default, any body). */
+  accepts?(body: Json | null): boolean;
   /** What the model answers to: the request's prompt (Nova: its last turn's text); null when the body lacks it. */
   prompt(body: Json): string | null;
   /** The service's refusal of a body without it. */
@@ -41,7 +45,21 @@ function lastMessageText(body: Json): string | null {
   return text === '' ? null : text;
 }
 
+/** Mistral's chat completion API on cloud C. */
+const MISTRAL_CHAT: Omit<VendorFormat, 'model'> = {
+  prompt: lastMessageText,
+  missing: 'Malformed input request: #: required key [messages] not found, please reformat your input and try again.',
+  answer: (text, input, output) => ({ id: 'mistral-chat', object: 'chat.completion', created: 1, model: 'mistral-large-2407', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } }),
+  stream: (pieces, input, output) => pieces.map((text, i) => ({
+    id: 'mistral-chat', object: 'chat.completion.chunk', created: 1, model: 'mistral-large-2407',
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, stop_reason: last(pieces, i) ? 'stop' : null }],
+    ...(last(pieces, i) ? { usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } } : {}),
+  })),
+};
+
 const FORMATS: VendorFormat[] = [
+  { model: /mistral\.(?:mistral-large-2407|pixtral-large)/, ...MISTRAL_CHAT },
+  { model: /mistral\.mistral-large-2402/, accepts: (body) => Array.isArray(body?.messages), ...MISTRAL_CHAT },
   {
     model: /amazon\.titan-text-/,
     prompt: stringMember('inputText'),
@@ -98,8 +116,8 @@ const FORMATS: VendorFormat[] = [
   },
 ];
 
-function formatOf(modelId: string): VendorFormat | undefined {
-  return FORMATS.find((format) => format.model.test(modelId));
+function formatOf(modelId: string, body: Json | null = null): VendorFormat | undefined {
+  return FORMATS.find((format) => format.model.test(modelId) && (format.accepts?.(body) ?? true));
 }
 
 /** Whether a model ID names a model whose own invoke format this mock answers. */
@@ -108,8 +126,8 @@ export function speaksVendorFormat(modelId: string): boolean {
 }
 
 export async function invokeVendor(ctx: MockContext, modelId: string, streamed: boolean): Promise<void> {
-  const format = formatOf(modelId)!;
   const body = jsonObject(ctx);
+  const format = formatOf(modelId, body)!;
   const prompt = body === null ? null : format.prompt(body);
   if (prompt === null) return sendCloudcError(ctx, 400, format.missing);
   const inputTokens = words(prompt).length + 2;

@@ -2,7 +2,7 @@
 // a prompt in, the turns already in the model's own template, and completions out. Titan's text
 // models (`inputText`; `results[]`'s `outputText`, streamed one result's piece a chunk, by `index`),
 // Llama (`prompt`; one `generation`, streamed the same), Mistral's text completion (`prompt`;
-// `outputs[]`'s `text`, streamed as `outputs` of pieces), DeepSeek-R1 (`prompt`; `choices[]`'s
+// `outputs[]`'s `text`, streamed as `outputs` of pieces; its chat form: invoke-mistral.ts), DeepSeek-R1 (`prompt`; `choices[]`'s
 // `text`, streamed as `choices` of pieces). Checks judge the whole prompt, as a completion's;
 // transformers rewrite it and every completion. A body without the prompt (another form the model
 // may take) is not read.
@@ -125,5 +125,5 @@ function completionText(shape: Completions): OwnText {
 
 export const titanText = completionText(TITAN);
 export const llamaText = completionText(LLAMA);
-export const mistralText = completionText(MISTRAL);
+export const mistralPromptText = completionText(MISTRAL);
 export const deepseekText = completionText(DEEPSEEK);

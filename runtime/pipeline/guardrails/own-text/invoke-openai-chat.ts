@@ -1,6 +1,8 @@
 // OpenAI's open-weight models' invoke on cloud C (which models: runtime/pipeline/metered-pass-through.ts)
 // takes and answers the chat completions API's body and answer, read and rewritten by the gateway's
 // own chat endpoint's readers; its stream's `chunk` events each carry one chat completion chunk.
+// Mistral's chat completion API there (invoke-mistral.ts) is the same body and answer, its stream's
+// chunks carrying each piece in a choice's `message` (not `delta`) and its end as `stop_reason`.
 import { keepChunkMembers } from '../../../providers/cloudc/own-stream-events.ts';
 import { textOf as contentText, WRITTEN_TEXT_MEMBERS } from '../../../providers/shared/chat.ts';
 import type { TextTransform } from '../check.ts';
@@ -18,7 +20,7 @@ function asTransform(apply: Apply): TextTransform {
   };
 }
 
-/** A chat completion stream's chunks read into the whole answer: each choice's content, reasoning and refusal joined, by the choice's index. */
+/** A chat completion stream's chunks read into the whole answer: each choice's content, reasoning and refusal joined, by the choice's index (its piece in `delta`, or Mistral's in `message`). */
 class ChatStreamReader implements OwnStreamReader {
   readonly #choices = new Map<number, Json>();
   readonly #rest: Json = {};
@@ -28,18 +30,20 @@ class ChatStreamReader implements OwnStreamReader {
     keepChunkMembers(this.#rest, event, ['choices']);
     if (!Array.isArray(event.choices)) return pieces;
     for (const choice of event.choices as unknown[]) {
-      if (!isObject(choice) || !isObject(choice.delta)) continue;
+      if (!isObject(choice)) continue;
+      const piece = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : null;
+      if (piece === null) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let held = this.#choices.get(index);
       if (held === undefined) this.#choices.set(index, (held = { index, message: { role: 'assistant', content: '' }, finish_reason: null }));
-      if (typeof choice.finish_reason === 'string') held.finish_reason = choice.finish_reason;
+      const finish = typeof choice.finish_reason === 'string' ? choice.finish_reason : choice.stop_reason;
+      if (typeof finish === 'string') held.finish_reason = finish;
       const message = held.message as Json;
-      const delta = choice.delta;
       for (const member of CHAT_TEXT_MEMBERS) {
-        const text = delta[member];
+        const text = piece[member];
         if (typeof text !== 'string') continue;
         message[member] = `${typeof message[member] === 'string' ? message[member] : ''}${text}`;
-        pieces.push({ slot: `${index}:${member}`, text, primary: true, put: (rewritten) => (delta[member] = rewritten) });
+        pieces.push({ slot: `${index}:${member}`, text, primary: true, put: (rewritten) => (piece[member] = rewritten) });
       }
     }
     return pieces;

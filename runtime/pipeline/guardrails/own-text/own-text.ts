@@ -1,7 +1,7 @@
 // What hooks read and what transformers rewrite in a family's own chat API called through the
 // pass-through (runtime/pipeline/metered-pass-through.ts): the messages API (a Claude model's
 // invoke too), generateContent and converse, and the formats of other models' invoke the gateway
-// reads (invoke-nova.ts, invoke-completions.ts, invoke-openai-chat.ts). The same rules as the gateway's own endpoints
+// reads (invoke-nova.ts, invoke-completions.ts, invoke-openai-chat.ts, invoke-mistral.ts). The same rules as the gateway's own endpoints
 // (hook-text.ts), in each dialect's shapes: checks judge the last user turn's text before the
 // request (a turn of tool results only is the client's program answering, as a chat's tool message,
 // and is passed over) and the answer's text after it (each of generateContent's candidates, as a
