@@ -58,6 +58,10 @@ const OPENAI_CHAT_MODEL = /openai\.gpt-oss-/;
  * ones (Large 3, Magistral, Ministral), whose format is not read.
  */
 const MISTRAL_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mistral-large-2402|mistral-small-2402|mistral-large-2407|pixtral-large)/;
+/** Whether a Mistral model's invoke body is in the chat completion form (its `messages`), not the text completion form (its `prompt`). */
+export function isMistralChatBody(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && Array.isArray((body as { messages?: unknown }).messages);
+}
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
 const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
 /**

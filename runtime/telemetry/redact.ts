@@ -63,11 +63,16 @@ function utf8Start(bytes: Buffer, maxBytes: number): string {
 
 /** `text`, cut short, with a secret's possible start at its end replaced as a secret is (redactText does the rest: a whole one). */
 function redactSecretStart(text: string): string {
-  return text.replace(SECRET_START_AT_END, (match, bearer: string | undefined) => (bearer !== undefined ? `${bearer}${REDACTED}` : REDACTED));
+  return text.replace(SECRET_START_AT_END, redacted);
 }
 
 export function redactText(text: string): string {
-  return text.replace(SECRET_TEXT, (match, bearer: string | undefined) => (bearer !== undefined ? `${bearer}${REDACTED}` : REDACTED));
+  return text.replace(SECRET_TEXT, redacted);
+}
+
+/** A secret's replacement: a bearer token keeps its `Bearer ` prefix. */
+function redacted(_match: string, bearer: string | undefined): string {
+  return bearer !== undefined ? `${bearer}${REDACTED}` : REDACTED;
 }
 
 /** Thrown by the scan: the output passed the cap, or the window ended inside the body. */

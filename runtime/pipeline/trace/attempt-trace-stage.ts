@@ -4,9 +4,8 @@
 import { recordedModel } from '../../core/request-record.ts';
 import { genAiOperation, type RequestSpan } from '../../telemetry/tracing.ts';
 import type { Exchange } from '../exchange.ts';
-import { type AnswerReading, ownAnswerReading } from '../metered-pass-through.ts';
+import { type AnswerReading, isMistralChatBody, ownAnswerReading } from '../metered-pass-through.ts';
 import type { Stage, StageFn } from '../stage.ts';
-import { isMistralChatBody } from '../guardrails/own-text/invoke-mistral.ts';
 import { parseJsonBody } from '../../core/json-body.ts';
 
 const REQUEST_SPAN = 'trace.requestSpan';

@@ -4,17 +4,16 @@
 // (`messages`, answered `choices[].message` as the chat endpoint's; its stream's pieces in each
 // choice's `message`: Large 2402 and 2407, Pixtral Large; invoke-openai-chat.ts). Each body, answer
 // and stream is read in the form it holds.
+import { isMistralChatBody } from '../../metered-pass-through.ts';
 import { mistralPromptText } from './invoke-completions.ts';
 import { openaiChatText } from './invoke-openai-chat.ts';
 import { isObject, type Json, type OwnStreamReader, type OwnText, type Piece } from './own-text.ts';
 
-/** Whether a Mistral request is in the chat form (its `messages`), not the text completion form (its `prompt`). */
-export function isMistralChatBody(body: unknown): boolean {
-  return isObject(body) && Array.isArray(body.messages);
-}
+/** The reader of a request's form: the chat completion API's (`messages`) or the text completion API's. */
+const byBody = (body: unknown): OwnText => (isMistralChatBody(body) ? openaiChatText : mistralPromptText);
 
-/** Whether an answer or a stream's chunk is in the chat form (`choices`), not the text completion form (`outputs`). */
-const isChatAnswer = (answer: Json): boolean => Array.isArray(answer.choices);
+/** The reader of an answer's (or a stream chunk's) form: the chat completion API's (`choices`) or the text completion API's (`outputs`). */
+const byAnswer = (answer: unknown): OwnText => (isObject(answer) && Array.isArray(answer.choices) ? openaiChatText : mistralPromptText);
 
 const UNREAD = 'the request\'s body has no `prompt` string and no `messages` list, the forms this model\'s invoke is read in, where no check can tell the text; not judged';
 
@@ -23,7 +22,7 @@ class MistralStreamReader implements OwnStreamReader {
   #reader: OwnStreamReader | null = null;
 
   read(event: Json, type: string | undefined): Piece[] {
-    this.#reader ??= isChatAnswer(event) ? openaiChatText.streamReader() : Array.isArray(event.outputs) ? mistralPromptText.streamReader() : null;
+    if (this.#reader === null && (Array.isArray(event.choices) || Array.isArray(event.outputs))) this.#reader = byAnswer(event).streamReader();
     return this.#reader?.read(event, type) ?? [];
   }
 
@@ -34,10 +33,10 @@ class MistralStreamReader implements OwnStreamReader {
 
 export const mistralText: OwnText = {
   unreadable: (body) => (isMistralChatBody(body) || typeof body.prompt === 'string' ? null : UNREAD),
-  requestText: (body) => (isMistralChatBody(body) ? openaiChatText : mistralPromptText).requestText(body),
-  rewriteRequest: (body, apply) => (isMistralChatBody(body) ? openaiChatText : mistralPromptText).rewriteRequest(body, apply),
-  answerTexts: (answer) => (isChatAnswer(answer) ? openaiChatText : mistralPromptText).answerTexts(answer),
-  rewriteAnswer: (answer, apply) => (isChatAnswer(answer) ? openaiChatText : mistralPromptText).rewriteAnswer(answer, apply),
-  slots: (answer) => (isObject(answer) && isChatAnswer(answer) ? openaiChatText : mistralPromptText).slots(answer),
+  requestText: (body) => byBody(body).requestText(body),
+  rewriteRequest: (body, apply) => byBody(body).rewriteRequest(body, apply),
+  answerTexts: (answer) => byAnswer(answer).answerTexts(answer),
+  rewriteAnswer: (answer, apply) => byAnswer(answer).rewriteAnswer(answer, apply),
+  slots: (answer) => byAnswer(answer).slots(answer),
   streamReader: () => new MistralStreamReader(),
 };
