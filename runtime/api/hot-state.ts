@@ -1,5 +1,5 @@
-// The shared hot state of a gateway process (ARCHITECTURE §6): limit counters, the response cache
-// and circuit breakers, in this process's memory, or in Redis when REDIS_URL is set, over one
+// The shared hot state of a gateway process (ARCHITECTURE §6): limit counters, the response cache,
+// circuit breakers and rewritten reasoning's originals, in this process's memory, or in Redis when REDIS_URL is set, over one
 // connection opened here. Installed into the routers' services before any saved config is built.
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../pipeline/cache/cache-service.ts';
@@ -10,6 +10,7 @@ import { openRedis, redisSettingsFromEnv } from '../store/redis/redis-connection
 import { RedisBreakerStore } from '../router/redis-breaker-store.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setupCache } from './cache/cache-setup.ts';
+import { RedisReasoningMemory } from '../pipeline/guardrails/reasoning/redis-reasoning-memory.ts';
 import { setupLimits } from './policies/limits-setup.ts';
 
 export interface HotState {
@@ -42,6 +43,8 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
     redis = connection;
     setup.backendStatus('redis', () => connection.status === 'ready');
     await shareBreakers(setup, resolver, connection, settings.commandTimeoutMs);
+    // Every process puts back the reasoning any of them rewrote (a conversation's turns go to any).
+    services.reasoning = new RedisReasoningMemory(connection, setup.logger);
   }
   return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
 }

@@ -93,9 +93,10 @@ Environment:
                                0 keeps none)
   GATEWAY_METRICS              off: no /metrics and nothing counted (default on)
   GATEWAY_METRICS_KEY          when set, /metrics wants it as a bearer token or x-gateway-api-key
-  REDIS_URL                    count rate and usage limits, keep cached answers and circuit breakers
-                               in Redis, shared by every process (docs/limits.md, docs/cache.md,
-                               docs/config.md); without it each process counts and caches alone
+  REDIS_URL                    count rate and usage limits, keep cached answers, circuit breakers and
+                               the reasoning output checks rewrote in Redis, shared by every process
+                               (docs/limits.md, docs/cache.md, docs/config.md, docs/guardrails.md);
+                               without it each process counts and caches alone
   GATEWAY_REDIS_TIMEOUT_MS     longest wait for one Redis call on the request path; past it limits
                                count in the process and a cache lookup is a miss (default 250)
   GATEWAY_ALERT_WEBHOOK        an http(s) URL that receives usage-limit alerts (POST, JSON)

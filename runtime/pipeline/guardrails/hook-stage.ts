@@ -4,7 +4,9 @@
 // without denying, hook_results in JSON answers unless the answering target is strict about vendor
 // compliance, and the results and feedback in the log record. The attempt-phase stage runs, per try,
 // a target's own before hooks (when they differ from the root's) and the after-request hooks and
-// output guardrails on that try's answer, so a denied answer is a failed attempt a fallback moves past.
+// output guardrails on that try's answer, so a denied answer is a failed attempt a fallback moves past;
+// where those can rewrite the model's signed reasoning, it keeps what they rewrote and puts the
+// original back into a later turn that sends it back (reasoning/).
 import { GatewayError } from '../../core/errors.ts';
 import { hookResultsWire } from '../../core/hook-results-wire.ts';
 import type { PlanLeaf, PlanNode, PlanNodeBase, RoutePlan } from '../../core/plan.ts';
@@ -31,6 +33,7 @@ import { type PhaseContext, type PreparedHook, prepareHooks, runPhase, unjudgedP
 import { poolSettings } from '../../upstream/pools.ts';
 import { kept } from '../../core/memo.ts';
 import { isJsonObject } from '../../core/json-object.ts';
+import { putBackReasoning, rememberRewritten, sentBack } from './reasoning/put-back.ts';
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -87,7 +90,15 @@ export const attemptHookStage: Stage = {
         run.deniedIn = 'before';
         return errorOutcome(new GatewayError('denied_by_guardrail'), leaf.path, leaf.provider ?? '');
       }
-      const outcome = await next(x);
+      // Output checks may have rewritten the reasoning this request sends back: the provider gets its own words.
+      const memory = after.length === 0 ? null : services.reasoning;
+      const sent = memory === null ? null : await putBackReasoning(x, memory);
+      let outcome: Outcome;
+      try {
+        outcome = await next(x);
+      } finally {
+        if (sent !== null) sentBack(x, sent);
+      }
       const response = outcome.response;
       if (after.length === 0 || response === null || outcome.status < 200 || outcome.status >= 300) return outcome;
       const contentType = response.headers['content-type'];
@@ -103,7 +114,8 @@ export const attemptHookStage: Stage = {
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
-        return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes));
+        const remember = memory === null ? undefined : (answer: unknown, judged: unknown) => rememberRewritten(memory, dialect, answer, judged);
+        return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes), remember);
       }
       if (!judgesAnswer(x)) return outcome;
       const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
@@ -154,8 +166,11 @@ async function passesBefore(hooks: readonly PreparedHook[], x: Exchange, run: Ho
   return true;
 }
 
-/** A JSON answer, or a stream held whole: judged before the client sees it. */
-async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, waited: readonly PreparedHook[], later: readonly PreparedHook[], read: (bytes: Buffer) => ReadAnswer): Promise<Outcome> {
+/**
+ * A JSON answer, or a stream held whole: judged before the client sees it. `remember` keeps what the
+ * checks rewrote of its signed reasoning, before the client can send it back.
+ */
+async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: UpstreamResponse, waited: readonly PreparedHook[], later: readonly PreparedHook[], read: (bytes: Buffer) => ReadAnswer, remember?: (answer: unknown, judged: unknown) => Promise<void>): Promise<Outcome> {
   let bytes: Buffer;
   try {
     bytes = await response.readAll();
@@ -173,6 +188,7 @@ async function judgeHeld(x: Exchange, run: HookRun, outcome: Outcome, response: 
       return errorOutcome(new GatewayError('denied_by_guardrail'), outcome.leafPath, outcome.provider);
     }
     judged = phase.body;
+    if (remember !== undefined && judged !== answer) await remember(answer, judged);
   }
   if (later.length > 0) run.track(Promise.resolve(runPhase(later, 'after', ctx, judged, io, false)).then((phase) => run.add(phase, run.after, run.attemptFeedback)));
   const body = judged === answer ? bytes : bytesOf(judged);

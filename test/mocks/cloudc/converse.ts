@@ -1,7 +1,9 @@
 // converse and converse-stream as the service answers them. Bodies are checked the way the service
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
-// prompt's words, or a toolUse when tools are configured. Streams use the binary event framing.
+// prompt's words, or a toolUse when tools are configured, after a signed reasoning block when a
+// Claude model's thinking is asked for (a reasoning block sent back with another text is refused).
+// Streams use the binary event framing.
 // cachePoint blocks (at most four) are breakpoints of the instance's prompt cache; the usage then
 // counts cache reads and writes apart from inputTokens, as the service does.
 import type { MockContext } from '../vendor/context.ts';
@@ -10,6 +12,7 @@ import { replyFor, words } from '../vendor/reply-text.ts';
 import { pieces, sendBytes, sendEvents } from '../http/respond.ts';
 import { eventMessage, exceptionMessage } from './event-stream.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
+import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
 
 type Json = Record<string, any>;
 
@@ -61,6 +64,9 @@ export async function checkConverse(ctx: MockContext, body: Json | null): Promis
         if (!called) return bad('The number of toolResult blocks at messages.' + i + '.content exceeds the number of toolUse blocks of previous turn.');
       }
       if (block.image !== undefined && (typeof block.image.format !== 'string' || typeof block.image.source?.bytes !== 'string')) return bad('image blocks need a format and source bytes');
+      // The model's reasoning sent back must be the very text its signature was made over (the model's own check, relayed).
+      const reasoning = block.reasoningContent?.reasoningText;
+      if (reasoning !== undefined && !signsReasoning(reasoning.signature, reasoning.text)) return bad(`The model returned the following errors: messages.${i}.content.${(message.content as Json[]).indexOf(block)}: Invalid \`signature\` in \`thinking\` block`);
     }
     previous = message;
   }
@@ -125,15 +131,21 @@ function answer(ctx: MockContext, body: Json): Answer {
   const inputTokens = converseInputTokens(body);
   const last = messages.at(-1)!;
   const lastText = textOf(last.content);
+  // A Claude model's extended thinking (asked for in additionalModelRequestFields): a signed reasoning block restating the prompt.
+  const reasoning: Json[] = [];
+  if (body.additionalModelRequestFields?.thinking?.type === 'enabled') {
+    const text = `[${ctx.label}] thinking about: ${lastText}`;
+    reasoning.push({ reasoningContent: { reasoningText: { text, signature: reasoningSignature(text) } } });
+  }
   const tools: Json[] = (body.toolConfig?.tools ?? []).filter((t: Json) => t.toolSpec !== undefined);
   const answersTool = (last.content as Json[]).some((b) => b.toolResult !== undefined);
   if (tools.length > 0 && !answersTool) {
     const named = body.toolConfig?.toolChoice?.tool?.name;
     const tool = tools.find((t) => t.toolSpec.name === named) ?? tools[0];
-    return { blocks: [{ toolUse: { toolUseId: vendorId('tooluse_'), name: tool.toolSpec.name, input: { query: lastText } } }], stopReason: 'tool_use', inputTokens, outputTokens: 10 };
+    return { blocks: [...reasoning, { toolUse: { toolUseId: vendorId('tooluse_'), name: tool.toolSpec.name, input: { query: lastText } } }], stopReason: 'tool_use', inputTokens, outputTokens: 10 };
   }
   const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.inferenceConfig?.maxTokens ?? null);
-  return { blocks: [{ text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+  return { blocks: [...reasoning, { text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 
 export async function converse(ctx: MockContext, streamed: boolean, cache: MockPromptCache): Promise<void> {
@@ -159,6 +171,10 @@ function* events(result: Answer, usage: Json): Generator<Buffer> {
     if (block.toolUse !== undefined) {
       yield eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } }, p: 'ab' });
       for (const part of pieces(JSON.stringify(block.toolUse.input), 6)) yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: part } }, p: 'abc' });
+    } else if (block.reasoningContent !== undefined) {
+      const { text, signature } = block.reasoningContent.reasoningText;
+      for (const word of (text as string).match(/\S+|\s+\S+/g) ?? []) yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: word } }, p: 'ab' });
+      yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature } }, p: 'abc' });
     } else {
       for (const word of (block.text as string).match(/\S+|\s+\S+/g) ?? []) yield eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text: word }, p: 'abcd' });
     }

@@ -1,7 +1,8 @@
 // POST /v1/messages as the messages API answers it: checks the body the way the API does
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
-// a thinking block when thinking is enabled, as JSON or as the API's SSE event sequence. Blocks
+// a thinking block when thinking is enabled (signed: a thinking block sent back with another text is
+// refused, as the API refuses it), as JSON or as the API's SSE event sequence. Blocks
 // marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
 // usage counts cache reads and writes apart from input_tokens, as the API does. Cloud C's invoke of a
 // Claude model answers the same (messagesReply), framed its own way (test/mocks/cloudc/invoke.ts).
@@ -11,6 +12,7 @@ import { replyFor, words } from '../vendor/reply-text.ts';
 import { pieces, sendEvents } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
+import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
 
 type Block = Record<string, any>;
 
@@ -65,8 +67,10 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
     if (message.role !== 'user' && message.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     const content = blocksOf(message.content);
     if (content === null) return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);
-    for (const block of content) {
+    for (const [j, block] of content.entries()) {
       if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '') && content.length > 1) return bad(`messages.${i}: text content blocks must be non-empty`);
+      // The model's reasoning sent back must be the very text its signature was made over.
+      if (block.type === 'thinking' && !signsReasoning(block.signature, block.thinking)) return bad(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.input !== 'object')) return bad(`messages.${i}: tool_use blocks need id, name and an input object`);
       if (block.type === 'tool_result') {
         const previous = turns.at(-1);
@@ -135,7 +139,10 @@ function answer(ctx: MockContext, request: MessagesRequest): Answer {
   const lastText = textOfBlocks(last.content);
   const blocks: Block[] = [];
   // Thinking restates the prompt, as a model's reasoning does: what a guardrail redacts shows up here too.
-  if (body.thinking?.type === 'enabled') blocks.push({ type: 'thinking', thinking: `[${ctx.label}] thinking about: ${lastText}`, signature: 'c2lnbmF0dXJl' });
+  if (body.thinking?.type === 'enabled') {
+    const thinking = `[${ctx.label}] thinking about: ${lastText}`;
+    blocks.push({ type: 'thinking', thinking, signature: reasoningSignature(thinking) });
+  }
   const tools = Array.isArray(body.tools) ? (body.tools as Block[]) : [];
   const answersTool = last.content.some((b) => b.type === 'tool_result');
   if (tools.length > 0 && body.tool_choice?.type !== 'none' && !answersTool) {

@@ -74,12 +74,15 @@ class ConverseStreamReader implements OwnStreamReader {
       return [{ slot: `${index}:text`, text: delta.text, primary: true, put: (text) => (delta.text = text) }];
     }
     const reasoning = delta.reasoningContent;
-    if (isObject(reasoning) && typeof reasoning.text === 'string') {
-      const block = (this.#blocks[index] ??= { reasoningContent: { reasoningText: { text: '' } } });
-      const held = (block.reasoningContent as { reasoningText?: { text: string } } | undefined)?.reasoningText;
+    if (!isObject(reasoning) || (typeof reasoning.text !== 'string' && typeof reasoning.signature !== 'string')) return [];
+    const block = (this.#blocks[index] ??= { reasoningContent: { reasoningText: { text: '' } } });
+    const held = (block.reasoningContent as { reasoningText?: { text: string; signature?: string } } | undefined)?.reasoningText;
+    if (typeof reasoning.text === 'string') {
       if (held !== undefined) held.text += reasoning.text;
       return [{ slot: `${index}:reasoning`, text: reasoning.text, primary: true, put: (text) => (reasoning.text = text) }];
     }
+    // The block's signature, which the answer holds beside its text (guardrails/reasoning/).
+    if (typeof reasoning.signature === 'string' && held !== undefined) held.signature = (held.signature ?? '') + reasoning.signature;
     return [];
   }
 

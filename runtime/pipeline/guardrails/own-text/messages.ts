@@ -55,6 +55,12 @@ class MessagesStreamReader implements OwnStreamReader {
     }
     if (event.type === 'content_block_delta' && isObject(event.delta)) {
       const delta = event.delta;
+      // A thinking block's signature, which the answer holds beside its text (guardrails/reasoning/).
+      if (delta.type === 'signature_delta' && typeof delta.signature === 'string') {
+        const block = (this.#blocks[index] ??= { type: 'thinking', thinking: '' });
+        block.signature = (typeof block.signature === 'string' ? block.signature : '') + delta.signature;
+        return [];
+      }
       const member = delta.type === 'text_delta' ? 'text' : delta.type === 'thinking_delta' ? 'thinking' : null;
       if (member === null || typeof delta[member] !== 'string') return [];
       const block = (this.#blocks[index] ??= { type: member });
