@@ -128,6 +128,23 @@ export const REASONING_CALLS: ReasoningCall[] = [
   },
 ];
 
+/** The token count of a turn's body, as the call's client asks for it: its path and body. */
+export function countOf(call: ReasoningCall, body: Json): { path: string; body: Json } {
+  if (call.family === 'messages') {
+    const { stream: _stream, max_tokens: _max, ...counted } = body;
+    return { path: '/v1/messages/count_tokens', body: counted };
+  }
+  const path = invokePath('count-tokens');
+  if (call.format === 'converse') return { path, body: { input: { converse: body } } };
+  return { path, body: { input: { invokeModel: { body: Buffer.from(JSON.stringify(body)).toString('base64') } } } };
+}
+
+/** The body a token count's request wraps (cloud C's, in `input`), as its provider got it. */
+export function countedBody(call: ReasoningCall, sent: any): Json {
+  if (call.family === 'messages') return sent;
+  return call.format === 'converse' ? sent.input.converse : JSON.parse(Buffer.from(sent.input.invokeModel.body, 'base64').toString());
+}
+
 /** The second turn: the first turn's body with the assistant turn as the client kept it and the tool's result. */
 export function secondTurn(call: ReasoningCall, question: string, turn: AssistantTurn): Json {
   const first = call.firstTurn(question);

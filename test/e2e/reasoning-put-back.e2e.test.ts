@@ -2,7 +2,7 @@
 // client gets the model's reasoning redacted, sends that block back with its tool result in the next
 // turn, and the provider gets its own words back (the mocks check each block's signature over its
 // text, as the services do). For the messages API (JSON and SSE), a Claude model's invoke (JSON and
-// the event stream) and converse (JSON and the event stream). The client's body stays what the route
+// the event stream) and converse (JSON and the event stream), and their token counts. The client's body stays what the route
 // knows of the request: a block sent back with any other text goes on as sent (the provider refuses
 // it). Across processes on one Redis: test/e2e/reasoning-processes.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACC
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
-import { type ReasoningCall, REASONING_CALLS, secondTurn } from './reasoning-calls.ts';
+import { countedBody, countOf, type ReasoningCall, REASONING_CALLS, secondTurn } from './reasoning-calls.ts';
 
 const KEY = 'gw-reasoning-put-back';
 const EMAIL = 'jane.doe@example.com';
@@ -66,6 +66,16 @@ describe('signed reasoning an output redaction rewrote, sent back in the next tu
       expect(mock.requests.length).toBe(before + 1);
       const sent = mock.requests.at(-1)!.json;
       expect(call.sentReasoning(sent)).toBe(`[${call.family}] thinking about: write to ${EMAIL} today`);
+
+      // Its token count (which clients ask for between turns) counts what the call would send.
+      const count = countOf(call, secondTurn(call, `write to ${EMAIL} today`, turn));
+      const counted = await fetch(`${served.gateway.url}${count.path}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': config, 'content-type': 'application/json' },
+        body: JSON.stringify(count.body),
+      });
+      expect(counted.status, await counted.clone().text()).toBe(200);
+      expect(call.sentReasoning(countedBody(call, mock.requests.at(-1)!.json))).toBe(`[${call.family}] thinking about: write to ${EMAIL} today`);
     });
   }
 

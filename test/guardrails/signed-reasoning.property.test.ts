@@ -1,7 +1,8 @@
 // Signed reasoning's round trip through a rewrite, per dialect (the messages API, converse): what an
 // answer's rewrite changed is found block by block (by signature), and a request sending the rewritten
 // answer back, restored from what was found, is the request that sends the original answer back:
-// every other block and member as it was, unsigned reasoning left alone.
+// every other block and member as it was, unsigned reasoning left alone; inside cloud C's token count's
+// wrapper too.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { rewrittenReasoning, SIGNED_REASONING } from '../../runtime/pipeline/guardrails/reasoning/signed-reasoning.ts';
@@ -53,5 +54,13 @@ describe.each(Object.keys(DIALECTS) as Array<keyof typeof DIALECTS>)('signed rea
     // Nothing to put back: the very same object.
     expect(reasoning.restored(sentBack, () => null)).toBe(sentBack);
     expect(reasoning.inRequest(sentBack).length).toBe(pieces.filter((p) => p.kind === 'reasoning' && p.signed).length);
+
+    // Cloud C's token count of the same body (converse's in `input.converse`, a Claude model's invoke body in base64) is restored inside its wrapper.
+    const [count, wrap, unwrap] = dialect === 'converse'
+      ? ['converseCount' as const, (body: Json) => ({ input: { converse: body } }), (count: Json) => count.input.converse]
+      : ['claudeCount' as const, (body: Json) => ({ input: { invokeModel: { body: Buffer.from(JSON.stringify(body)).toString('base64') } } }), (count: Json) => JSON.parse(Buffer.from(count.input.invokeModel.body, 'base64').toString())];
+    const counted = SIGNED_REASONING[count]!;
+    expect(counted.inRequest(wrap(sentBack))).toEqual(reasoning.inRequest(sentBack));
+    expect(unwrap(counted.restored(wrap(sentBack), (block) => found.find((f) => f.signature === block.signature && f.rewritten === block.text)?.original ?? null))).toEqual(restored);
   });
 });

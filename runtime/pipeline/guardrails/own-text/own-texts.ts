@@ -64,14 +64,14 @@ const INVOKE_COUNT = 'a token count of an invoke body is in its model vendor\'s 
 const BAD_INVOKE_COUNT = 'a token count\'s invoke body is not base64 of the JSON object its API takes, where no check can tell the text; not judged';
 
 /** The body cloud C's token count wraps: a converse body, or (`invokeModel.body`, base64) an invoke body and the member holding it. */
-type Counted = { dialect: 'converse'; body: Json } | { dialect: 'messages'; body: Json; invokeModel: Json };
+export type Counted = { dialect: 'converse'; body: Json } | { dialect: 'messages'; body: Json; invokeModel: Json };
 
 /**
  * What cloud C's token count counts: `{"input": {"converse": …}}`, or, of a Claude model (whose invoke
  * speaks the messages API), `{"input": {"invokeModel": {"body": <base64 of its JSON>}}}`; null for
  * another form (another model's invoke body, base64 that holds no JSON object).
  */
-function countedOf(body: unknown, claude: boolean): Counted | null {
+export function countedOf(body: unknown, claude: boolean): Counted | null {
   const input = isObject(body) ? body.input : undefined;
   if (!isObject(input)) return null;
   if (isObject(input.converse)) return { dialect: 'converse', body: input.converse };
@@ -101,15 +101,18 @@ function countBody(claude: boolean): PhaseBody {
       const inner = countedOf(body, claude);
       if (inner === null) return { value: body, found: 0 };
       const { value, found } = counted(inner.body, transform, OWN_TEXTS[inner.dialect].rewriteRequest);
-      if (found === 0) return { value: body, found };
-      const wrapper = body as Json;
-      const input = wrapper.input as Json;
-      const rewritten = inner.dialect === 'converse'
-        ? { ...input, converse: value }
-        : { ...input, invokeModel: { ...inner.invokeModel, body: Buffer.from(JSON.stringify(value)).toString('base64') } };
-      return { value: { ...wrapper, input: rewritten }, found };
+      return found === 0 ? { value: body, found } : { value: wrappedAgain(body as Json, inner, value as Json), found };
     },
   };
+}
+
+/** Cloud C's token count `wrapper` with the body it counts (`inner`, read by countedOf) replaced by `value`, an invoke body in base64 again. */
+export function wrappedAgain(wrapper: Json, inner: Counted, value: Json): Json {
+  const input = wrapper.input as Json;
+  const rewritten = inner.dialect === 'converse'
+    ? { ...input, converse: value }
+    : { ...input, invokeModel: { ...inner.invokeModel, body: Buffer.from(JSON.stringify(value)).toString('base64') } };
+  return { ...wrapper, input: rewritten };
 }
 
 const TEXT_DIALECTS = Object.keys(OWN_TEXTS) as TextDialect[];

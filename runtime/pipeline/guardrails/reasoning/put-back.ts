@@ -8,7 +8,7 @@ import { passThroughDialect, type TextDialect } from '../../metered-pass-through
 import { isObject } from '../own-text/own-text.ts';
 import { passedOn } from '../phase-bodies.ts';
 import type { ReasoningMemory } from './reasoning-memory.ts';
-import { rewrittenReasoning, SIGNED_REASONING } from './signed-reasoning.ts';
+import { ENCODED_REASONING, rewrittenReasoning, SIGNED_REASONING } from './signed-reasoning.ts';
 
 /** A request body no signed block can be in: the member name every dialect's signature has. */
 const SIGNATURE = Buffer.from('"signature"');
@@ -25,10 +25,10 @@ export interface SentBody {
  */
 export async function putBackReasoning(x: Exchange, memory: ReasoningMemory): Promise<SentBody | null> {
   const rawBody = x.rawBody;
-  if (rawBody === null || !passedOn(x) || !rawBody.includes(SIGNATURE)) return null;
+  if (rawBody === null || !passedOn(x)) return null;
   const dialect = passThroughDialect(x);
-  const reasoning = dialect === null ? undefined : SIGNED_REASONING[dialect as TextDialect];
-  if (reasoning === undefined) return null;
+  const reasoning = dialect === null ? undefined : SIGNED_REASONING[dialect];
+  if (reasoning === undefined || (!ENCODED_REASONING.has(dialect!) && !rawBody.includes(SIGNATURE))) return null;
   let params: unknown;
   try {
     params = await x.json();

@@ -1,14 +1,16 @@
 // The model's signed reasoning in a family's own chat API, where the provider checks a signature over
 // its text when a later request sends it back: the messages API's thinking blocks (`thinking`,
 // `signature`; a Claude model's invoke speaks it too) and converse's reasoning blocks
-// (`reasoningContent.reasoningText`: `text`, `signature`). An output transformer rewrites an answer's
+// (`reasoningContent.reasoningText`: `text`, `signature`), and of the bodies cloud C's token count
+// wraps. An output transformer rewrites an answer's
 // reasoning (the client must not see a redacted value), which no longer matches its signature; what
 // the gateway rewrote it keeps (reasoning-memory.ts) and puts back when the rewritten block returns.
 // generateContent's thought signatures are not here: one is the model's thought itself, encrypted,
 // riding on a part (a function call, a text) that the service wants back intact; the thought summary
 // a transformer rewrites is not what it checks.
-import type { TextDialect } from '../../metered-pass-through.ts';
+import type { OwnReading, TextDialect } from '../../metered-pass-through.ts';
 import { isObject, type Json } from '../own-text/own-text.ts';
+import { countedOf, wrappedAgain } from '../own-text/own-texts.ts';
 
 /** A reasoning block's text and the signature the provider made over it. */
 export interface SignedText {
@@ -112,11 +114,37 @@ const converseReasoning: SignedReasoning = {
   }),
 };
 
-/** The dialects whose reasoning the provider signs. */
-export const SIGNED_REASONING: Partial<Record<TextDialect, SignedReasoning>> = {
-  messages: messagesReasoning,
-  converse: converseReasoning,
+const BY_DIALECT = { messages: messagesReasoning, converse: converseReasoning };
+
+/**
+ * Cloud C's token count: the reasoning of the body it wraps (a converse body, or a Claude model's
+ * invoke body in base64), so that what is counted is what the call would send.
+ */
+function countReasoning(claude: boolean): SignedReasoning {
+  return {
+    inAnswer: () => [],
+    inRequest: (body) => {
+      const inner = countedOf(body, claude);
+      return inner === null ? [] : BY_DIALECT[inner.dialect].inRequest(inner.body);
+    },
+    restored: (body, restore) => {
+      const inner = countedOf(body, claude);
+      if (inner === null) return body;
+      const value = BY_DIALECT[inner.dialect].restored(inner.body, restore);
+      return value === inner.body ? body : wrappedAgain(body, inner, value);
+    },
+  };
+}
+
+/** The calls whose reasoning the provider signs, by the reading of their request. */
+export const SIGNED_REASONING: Partial<Record<OwnReading, SignedReasoning>> = {
+  ...BY_DIALECT,
+  converseCount: countReasoning(false),
+  claudeCount: countReasoning(true),
 };
+
+/** Where a request's signed blocks may be base64 (a Claude model's invoke body in a token count), not found by searching its bytes. */
+export const ENCODED_REASONING: ReadonlySet<OwnReading> = new Set(['claudeCount']);
 
 /** What an answer's rewrite changed of its signed reasoning: each block whose text it changed, the original beside the rewritten. */
 export function rewrittenReasoning(dialect: TextDialect, answer: unknown, judged: unknown): RewrittenBlock[] {
