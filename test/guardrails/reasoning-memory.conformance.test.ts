@@ -1,6 +1,6 @@
 // One conformance suite over every store of rewritten reasoning's originals (this process's memory,
 // and Redis): an original comes back for its signature with the very text given out, and for nothing
-// else (checked against a model, fast-check); a store again replaces; and what each store adds on its
+// else (checked against a model, fast-check), and only to its organisation; a store again replaces; and what each store adds on its
 // own: memory's bound and expiry, Redis's TTL and sharing between processes, and a Redis that does not
 // answer, which loses nothing a request needs.
 import { randomUUID } from 'node:crypto';
@@ -15,6 +15,8 @@ import { TEST_REDIS_URL } from '../limits/backends.ts';
 import { freePort } from '../e2e/serve-processes.ts';
 
 const BACKENDS = ['memory', 'redis'] as const;
+/** The organisation the blocks were rewritten for. */
+const ORG = 'org-reasoning-test';
 
 describe.each(BACKENDS)('reasoning memory on %s', (backend) => {
   let redis: Redis | null = null;
@@ -32,18 +34,25 @@ describe.each(BACKENDS)('reasoning memory on %s', (backend) => {
 
   it('gives back the original of a block sent back with the text given out, and nothing for another text or signature', async () => {
     const signature = `sig-${randomUUID()}`;
-    await memory.remember([{ signature, original: 'write to jane@example.com', rewritten: 'write to [EMAIL]' }]);
-    expect(await memory.recall([{ signature, text: 'write to [EMAIL]' }])).toEqual(new Map([[signature, 'write to jane@example.com']]));
-    expect((await memory.recall([{ signature, text: 'write to [EMAIL] (edited)' }])).size).toBe(0);
-    expect((await memory.recall([{ signature: `sig-${randomUUID()}`, text: 'write to [EMAIL]' }])).size).toBe(0);
+    await memory.remember(ORG, [{ signature, original: 'write to jane@example.com', rewritten: 'write to [EMAIL]' }]);
+    expect(await memory.recall(ORG, [{ signature, text: 'write to [EMAIL]' }])).toEqual(new Map([[signature, 'write to jane@example.com']]));
+    expect((await memory.recall(ORG, [{ signature, text: 'write to [EMAIL] (edited)' }])).size).toBe(0);
+    expect((await memory.recall(ORG, [{ signature: `sig-${randomUUID()}`, text: 'write to [EMAIL]' }])).size).toBe(0);
+  });
+
+  it('gives an original back only to the organisation it was rewritten for', async () => {
+    const signature = `sig-${randomUUID()}`;
+    await memory.remember(ORG, [{ signature, original: 'O', rewritten: 'R' }]);
+    expect((await memory.recall('another-org', [{ signature, text: 'R' }])).size).toBe(0);
+    expect((await memory.recall(ORG, [{ signature, text: 'R' }])).get(signature)).toBe('O');
   });
 
   it('keeps the latest original stored under a signature', async () => {
     const signature = `sig-${randomUUID()}`;
-    await memory.remember([{ signature, original: 'first', rewritten: 'r1' }]);
-    await memory.remember([{ signature, original: 'second', rewritten: 'r2' }]);
-    expect((await memory.recall([{ signature, text: 'r1' }])).size).toBe(0);
-    expect((await memory.recall([{ signature, text: 'r2' }])).get(signature)).toBe('second');
+    await memory.remember(ORG, [{ signature, original: 'first', rewritten: 'r1' }]);
+    await memory.remember(ORG, [{ signature, original: 'second', rewritten: 'r2' }]);
+    expect((await memory.recall(ORG, [{ signature, text: 'r1' }])).size).toBe(0);
+    expect((await memory.recall(ORG, [{ signature, text: 'r2' }])).get(signature)).toBe('second');
   });
 
   const texts = fc.string({ maxLength: 30, unit: 'binary' });
@@ -52,7 +61,7 @@ describe.each(BACKENDS)('reasoning memory on %s', (backend) => {
     // Fresh signatures per run: Redis is shared by every run and every file.
     const run = randomUUID();
     const kept = blocks.map((b) => ({ ...b, signature: `${run}:${b.signature}` }));
-    await memory.remember(kept);
+    await memory.remember(ORG, kept);
     const sent = asks.map(([i, same, other]) => {
       const block = kept[i % Math.max(1, kept.length)];
       return block === undefined ? { signature: `${run}:none`, text: other } : { signature: block.signature, text: same ? block.rewritten : other };
@@ -62,12 +71,12 @@ describe.each(BACKENDS)('reasoning memory on %s', (backend) => {
       const block = kept.find((b) => b.signature === ask.signature);
       if (block !== undefined && block.rewritten === ask.text) expected.set(ask.signature, block.original);
     }
-    expect(await memory.recall(sent)).toEqual(expected);
+    expect(await memory.recall(ORG, sent)).toEqual(expected);
   });
 
   it('takes nothing to do for no blocks', async () => {
-    await memory.remember([]);
-    expect((await memory.recall([])).size).toBe(0);
+    await memory.remember(ORG, []);
+    expect((await memory.recall(ORG, [])).size).toBe(0);
   });
 });
 
@@ -75,27 +84,27 @@ describe('reasoning memory in this process', () => {
   it('forgets an original a day after its last use; a use keeps it a day longer', async () => {
     let now = 1_790_000_000_000;
     const memory = new MemoryReasoningMemory(1 << 20, () => now);
-    await memory.remember([{ signature: 'a', original: 'A', rewritten: 'a' }, { signature: 'b', original: 'B', rewritten: 'b' }]);
+    await memory.remember(ORG, [{ signature: 'a', original: 'A', rewritten: 'a' }, { signature: 'b', original: 'B', rewritten: 'b' }]);
     now += REASONING_TTL_MS - 1000;
-    expect((await memory.recall([{ signature: 'a', text: 'a' }])).get('a')).toBe('A');
+    expect((await memory.recall(ORG, [{ signature: 'a', text: 'a' }])).get('a')).toBe('A');
     now += 2000;
-    expect((await memory.recall([{ signature: 'a', text: 'a' }, { signature: 'b', text: 'b' }]))).toEqual(new Map([['a', 'A']]));
+    expect((await memory.recall(ORG, [{ signature: 'a', text: 'a' }, { signature: 'b', text: 'b' }]))).toEqual(new Map([['a', 'A']]));
     expect(memory.bytes).toBeLessThan(200);
   });
 
   it('is bounded by bytes: the least recently used originals go first, one larger than the bound is not kept', async () => {
     const big = 'x'.repeat(1000);
     const memory = new MemoryReasoningMemory(3 * 2 * 1100);
-    await memory.remember(['1', '2', '3'].map((signature) => ({ signature, original: big + signature, rewritten: signature })));
+    await memory.remember(ORG, ['1', '2', '3'].map((signature) => ({ signature, original: big + signature, rewritten: signature })));
     // 1 is used: 2 is now the least recently used.
-    expect((await memory.recall([{ signature: '1', text: '1' }])).size).toBe(1);
-    await memory.remember([{ signature: '4', original: big + '4', rewritten: '4' }]);
-    const left = await memory.recall(['1', '2', '3', '4'].map((signature) => ({ signature, text: signature })));
+    expect((await memory.recall(ORG, [{ signature: '1', text: '1' }])).size).toBe(1);
+    await memory.remember(ORG, [{ signature: '4', original: big + '4', rewritten: '4' }]);
+    const left = await memory.recall(ORG, ['1', '2', '3', '4'].map((signature) => ({ signature, text: signature })));
     expect([...left.keys()].sort()).toEqual(['1', '3', '4']);
     expect(memory.bytes).toBeLessThanOrEqual(3 * 2 * 1100);
-    await memory.remember([{ signature: 'huge', original: 'y'.repeat(10_000), rewritten: 'h' }]);
-    expect((await memory.recall([{ signature: 'huge', text: 'h' }])).size).toBe(0);
-    expect((await memory.recall([{ signature: '4', text: '4' }])).size).toBe(1);
+    await memory.remember(ORG, [{ signature: 'huge', original: 'y'.repeat(10_000), rewritten: 'h' }]);
+    expect((await memory.recall(ORG, [{ signature: 'huge', text: 'h' }])).size).toBe(0);
+    expect((await memory.recall(ORG, [{ signature: '4', text: '4' }])).size).toBe(1);
   });
 });
 
@@ -104,10 +113,10 @@ describe('reasoning memory in Redis', () => {
     const [a, b] = [new Redis(TEST_REDIS_URL), new Redis(TEST_REDIS_URL)];
     try {
       const signature = `sig-${randomUUID()}`;
-      await new RedisReasoningMemory(a, silentLogger).remember([{ signature, original: 'O', rewritten: 'R' }]);
-      const key = `gw:reasoning:${signatureKey(signature)}`;
+      await new RedisReasoningMemory(a, silentLogger).remember(ORG, [{ signature, original: 'O', rewritten: 'R' }]);
+      const key = `gw:reasoning:${signatureKey(ORG, signature)}`;
       await a.pexpire(key, 5000);
-      expect((await new RedisReasoningMemory(b, silentLogger).recall([{ signature, text: 'R' }])).get(signature)).toBe('O');
+      expect((await new RedisReasoningMemory(b, silentLogger).recall(ORG, [{ signature, text: 'R' }])).get(signature)).toBe('O');
       const ttl = await a.pttl(key);
       expect(ttl).toBeGreaterThan(REASONING_TTL_MS - 60_000);
       expect(ttl).toBeLessThanOrEqual(REASONING_TTL_MS);
@@ -123,8 +132,8 @@ describe('reasoning memory in Redis', () => {
     redis.on('error', () => {});
     const warned: Array<[string, LogFields]> = [];
     const memory = new RedisReasoningMemory(redis, { ...silentLogger, warn: (event: string, fields: LogFields) => warned.push([event, fields]) });
-    await expect(memory.remember([{ signature: 's', original: 'O', rewritten: 'R' }])).resolves.toBeUndefined();
-    expect((await memory.recall([{ signature: 's', text: 'R' }])).size).toBe(0);
+    await expect(memory.remember(ORG, [{ signature: 's', original: 'O', rewritten: 'R' }])).resolves.toBeUndefined();
+    expect((await memory.recall(ORG, [{ signature: 's', text: 'R' }])).size).toBe(0);
     expect(warned.map(([event]) => event)).toEqual(['reasoning_memory_unavailable']);
     expect(warned[0]![1]).toMatchObject({ operation: 'remember' });
     redis.disconnect();

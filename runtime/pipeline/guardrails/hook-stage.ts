@@ -114,7 +114,7 @@ export const attemptHookStage: Stage = {
         if (dialect === null) return judgePassedOn(x, run, outcome, response, waited, later);
         const framing = ownFraming(x, contentType);
         if (framing !== null && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => ownAnswer(dialect, framing, bytes)) };
-        const remember = memory === null ? undefined : (answer: unknown, judged: unknown) => rememberRewritten(memory, dialect, answer, judged);
+        const remember = memory === null ? undefined : (answer: unknown, judged: unknown) => rememberRewritten(memory, x, dialect, answer, judged);
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes), remember);
       }
       if (!judgesAnswer(x)) return outcome;

@@ -39,7 +39,7 @@ export async function putBackReasoning(x: Exchange, memory: ReasoningMemory): Pr
   if (!isObject(params)) return null;
   const blocks = reasoning.inRequest(params);
   if (blocks.length === 0) return null;
-  const originals = await memory.recall(blocks);
+  const originals = await memory.recall(scopeOf(x), blocks);
   if (originals.size === 0) return null;
   const restored = reasoning.restored(params, (block) => originals.get(block.signature) ?? null);
   x.params = restored;
@@ -54,7 +54,12 @@ export function sentBack(x: Exchange, sent: SentBody): void {
 }
 
 /** Remembers what the checks' rewrite of an answer (`answer` into `judged`) changed of its signed reasoning. */
-export function rememberRewritten(memory: ReasoningMemory, dialect: TextDialect, answer: unknown, judged: unknown): Promise<void> {
+export function rememberRewritten(memory: ReasoningMemory, x: Exchange, dialect: TextDialect, answer: unknown, judged: unknown): Promise<void> {
   const blocks = rewrittenReasoning(dialect, answer, judged);
-  return blocks.length === 0 ? Promise.resolve() : memory.remember(blocks);
+  return blocks.length === 0 ? Promise.resolve() : memory.remember(scopeOf(x), blocks);
+}
+
+/** The organisation of the key that called: what an original is kept for (a request without a stored key, a test's: ''). */
+function scopeOf(x: Exchange): string {
+  return x.caller?.organisationId ?? '';
 }

@@ -8,11 +8,15 @@
 import { createHash } from 'node:crypto';
 import type { RewrittenBlock, SignedText } from './signed-reasoning.ts';
 
+/**
+ * `scope` is the organisation of the key that was answered: an original is put back only into a
+ * request of the same organisation (a tenant's signature and text, seen by another, finds nothing).
+ */
 export interface ReasoningMemory {
-  /** Keeps each block's original under its signature, for `REASONING_TTL_MS` from its last use. */
-  remember(blocks: readonly RewrittenBlock[]): Promise<void>;
-  /** The original text of each of `blocks` the gateway rewrote to that very text, by signature; absent for every other. */
-  recall(blocks: readonly SignedText[]): Promise<Map<string, string>>;
+  /** Keeps each block's original under its scope and signature, for `REASONING_TTL_MS` from its last use. */
+  remember(scope: string, blocks: readonly RewrittenBlock[]): Promise<void>;
+  /** The original text of each of `blocks` the gateway rewrote to that very text in `scope`, by signature; absent for every other. */
+  recall(scope: string, blocks: readonly SignedText[]): Promise<Map<string, string>>;
 }
 
 /** How long an original is kept after it was last given out or put back: a day, the length of a working session's conversation. */
@@ -21,9 +25,9 @@ export const REASONING_TTL_MS = 24 * 3_600_000;
 /** The most this process's memory keeps of originals (without REDIS_URL): the least recently used go past it. */
 export const REASONING_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
 
-/** What a block is kept under: a digest of its signature (signatures run to kilobytes). */
-export function signatureKey(signature: string): string {
-  return createHash('sha256').update(signature).digest('base64url');
+/** What a block is kept under: a digest of its scope and signature (signatures run to kilobytes). */
+export function signatureKey(scope: string, signature: string): string {
+  return createHash('sha256').update(scope).update('\0').update(signature).digest('base64url');
 }
 
 /** The digest of a rewritten text that a block sent back must match. */
@@ -58,10 +62,10 @@ export class MemoryReasoningMemory implements ReasoningMemory {
     return this.#bytes;
   }
 
-  remember(blocks: readonly RewrittenBlock[]): Promise<void> {
+  remember(scope: string, blocks: readonly RewrittenBlock[]): Promise<void> {
     const expiresAt = this.#now() + REASONING_TTL_MS;
     for (const block of blocks) {
-      const key = signatureKey(block.signature);
+      const key = signatureKey(scope, block.signature);
       this.#drop(key);
       // UTF-16 code units, two bytes each, and the two digests.
       const bytes = 2 * (block.original.length + key.length + 43);
@@ -76,11 +80,11 @@ export class MemoryReasoningMemory implements ReasoningMemory {
     return Promise.resolve();
   }
 
-  recall(blocks: readonly SignedText[]): Promise<Map<string, string>> {
+  recall(scope: string, blocks: readonly SignedText[]): Promise<Map<string, string>> {
     const originals = new Map<string, string>();
     const now = this.#now();
     for (const block of blocks) {
-      const key = signatureKey(block.signature);
+      const key = signatureKey(scope, block.signature);
       const kept = this.#kept.get(key);
       if (kept === undefined) continue;
       if (kept.expiresAt <= now) {

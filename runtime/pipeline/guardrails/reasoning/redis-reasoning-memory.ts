@@ -1,5 +1,5 @@
 // Rewritten reasoning's originals in Redis (REDIS_URL), so that a later turn served by any gateway
-// process puts back what another rewrote: one key per block (its signature's digest), holding the
+// process puts back what another rewrote: one key per block (its scope's and signature's digest), holding the
 // rewritten text's digest and the original, with a TTL a use extends (GETEX). A Redis that fails or
 // does not answer loses nothing a request needs to be served: an original not kept or not found
 // leaves the block as the client sent it, which the provider refuses as it would without the gateway.
@@ -23,18 +23,18 @@ export class RedisReasoningMemory implements ReasoningMemory {
     this.#outage = new Outage(logger, 'reasoning_memory_unavailable', 'reasoning_memory_shared_again');
   }
 
-  async remember(blocks: readonly RewrittenBlock[]): Promise<void> {
+  async remember(scope: string, blocks: readonly RewrittenBlock[]): Promise<void> {
     if (blocks.length === 0) return;
     const pipeline = this.#redis.pipeline();
-    for (const block of blocks) pipeline.set(PREFIX + signatureKey(block.signature), JSON.stringify([textDigest(block.rewritten), block.original]), 'PX', REASONING_TTL_MS);
+    for (const block of blocks) pipeline.set(PREFIX + signatureKey(scope, block.signature), JSON.stringify([textDigest(block.rewritten), block.original]), 'PX', REASONING_TTL_MS);
     await this.#run(() => pipeline.exec(), 'remember');
   }
 
-  async recall(blocks: readonly SignedText[]): Promise<Map<string, string>> {
+  async recall(scope: string, blocks: readonly SignedText[]): Promise<Map<string, string>> {
     const originals = new Map<string, string>();
     if (blocks.length === 0) return originals;
     const pipeline = this.#redis.pipeline();
-    for (const block of blocks) pipeline.getex(PREFIX + signatureKey(block.signature), 'PX', REASONING_TTL_MS);
+    for (const block of blocks) pipeline.getex(PREFIX + signatureKey(scope, block.signature), 'PX', REASONING_TTL_MS);
     const results = await this.#run(() => pipeline.exec(), 'recall');
     if (results === null) return originals;
     blocks.forEach((block, i) => {
