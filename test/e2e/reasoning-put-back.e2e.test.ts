@@ -30,6 +30,7 @@ beforeAll(async () => {
     'messages-out': { ...targets.messages, output_guardrails: [PII] },
     'cloudc-out': { ...targets.cloudc, output_guardrails: [PII] },
     'messages-plain': targets.messages,
+    'messages-retry': { ...targets.messages, output_guardrails: [PII], retry: { attempts: 2, on_status_codes: [503] } },
   });
 });
 
@@ -87,6 +88,19 @@ describe('signed reasoning an output redaction rewrote, sent back in the next tu
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('Invalid `signature` in `thinking` block');
     expect(call.sentReasoning(messages.requests.at(-1)!.json)).toBe(`${turn.reasoning} (edited)`);
+  });
+
+  it('every try of a retried request carries the original; the client\'s body is the exchange\'s again after each', async () => {
+    const call = REASONING_CALLS[0]!;
+    const turn = await call.read(await send(call, 'messages-retry', call.firstTurn(`write to ${EMAIL} today`)));
+    expect(turn.reasoning).toContain('[EMAIL]');
+    messages.script({ path: '/v1/messages', status: 503 });
+    const before = messages.requests.length;
+    const second = await send(call, 'messages-retry', secondTurn(call, `write to ${EMAIL} today`, turn));
+    expect(second.status, await second.clone().text()).toBe(200);
+    const tries = messages.requests.slice(before);
+    expect(tries.length).toBe(2);
+    for (const sent of tries) expect(call.sentReasoning(sent.json)).toBe(`[messages] thinking about: write to ${EMAIL} today`);
   });
 
   it('a route without output checks passes reasoning both ways as it is', async () => {
