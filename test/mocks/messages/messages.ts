@@ -2,7 +2,8 @@
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
 // a thinking block when thinking is enabled (signed: a thinking block sent back with another text is
-// refused, as the API refuses it), as JSON or as the API's SSE event sequence. Blocks
+// refused, as the API refuses it, and so is a tool result answering an assistant turn that does not
+// begin with its thinking), as JSON or as the API's SSE event sequence. Blocks
 // marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
 // usage counts cache reads and writes apart from input_tokens, as the API does. Cloud C's invoke of a
 // Claude model answers the same (messagesReply), framed its own way (test/mocks/cloudc/invoke.ts).
@@ -79,6 +80,12 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
       }
     }
     turns.push({ role: message.role, content });
+  }
+  // With thinking on, the assistant turn whose tool calls the last turn answers must begin with its thinking, as the model wrote it.
+  const last = turns.at(-1)!;
+  const answered = turns.at(-2);
+  if (body.thinking?.type === 'enabled' && last.content.some((b) => b.type === 'tool_result') && answered?.role === 'assistant' && answered.content[0]?.type !== 'thinking' && answered.content[0]?.type !== 'redacted_thinking') {
+    return bad(`messages.${turns.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(answered.content[0]?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`);
   }
   if (Array.isArray(body.tools)) {
     for (const tool of body.tools as Block[]) {
