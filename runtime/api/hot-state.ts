@@ -1,5 +1,5 @@
 // The shared hot state of a gateway process (ARCHITECTURE §6): limit counters, the response cache,
-// circuit breakers and rewritten reasoning's originals, in this process's memory, or in Redis when REDIS_URL is set, over one
+// circuit breakers and what is kept between a conversation's turns, in this process's memory, or in Redis when REDIS_URL is set, over one
 // connection opened here. Installed into the routers' services before any saved config is built.
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../pipeline/cache/cache-service.ts';
@@ -10,7 +10,7 @@ import { openRedis, redisSettingsFromEnv } from '../store/redis/redis-connection
 import { RedisBreakerStore } from '../router/redis-breaker-store.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setupCache } from './cache/cache-setup.ts';
-import { RedisReasoningMemory } from '../pipeline/guardrails/reasoning/redis-reasoning-memory.ts';
+import { RedisTurnMemory } from '../pipeline/turn-memory/redis-turn-memory.ts';
 import { setupLimits } from './policies/limits-setup.ts';
 
 export interface HotState {
@@ -43,8 +43,8 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
     redis = connection;
     setup.backendStatus('redis', () => connection.status === 'ready');
     await shareBreakers(setup, resolver, connection, settings.commandTimeoutMs);
-    // Every process puts back the reasoning any of them rewrote (a conversation's turns go to any).
-    services.reasoning = new RedisReasoningMemory(connection, setup.logger);
+    // Every process finds what any of them kept between turns (a conversation's turns go to any).
+    services.turns = new RedisTurnMemory(connection, setup.logger);
   }
   return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
 }

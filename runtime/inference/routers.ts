@@ -28,7 +28,7 @@ import type { RetryOptions } from '../router/retry.ts';
 import { isConnectionError, isUpstreamTimeout } from '../upstream/errors.ts';
 import type { InferenceSettings } from './settings.ts';
 import type { InferenceTransport } from './transport.ts';
-import { MemoryReasoningMemory, REASONING_MEMORY_MAX_BYTES } from '../pipeline/guardrails/reasoning/reasoning-memory.ts';
+import { MemoryTurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
 
 /** A compiled route, with what it reads of a client's headers (RouteHeaderUse). */
 export interface LoadedRouter extends RouteHeaderUse {
@@ -60,7 +60,7 @@ export interface RouterDeps {
 const REAL_CLOCK: Pick<RetryOptions, 'sleep' | 'random' | 'now'> = { sleep, random: Math.random, now: Date.now };
 
 export function defaultServices(): Services {
-  return { logger: silentLogger, now: Date.now, costOf: () => null, pricesSpokenMinutes: () => false, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), reasoning: new MemoryReasoningMemory(REASONING_MEMORY_MAX_BYTES), resolveTarget: null };
+  return { logger: silentLogger, now: Date.now, costOf: () => null, pricesSpokenMinutes: () => false, recording: true, logBodyBytes: 0, metrics: null, tracing: false, prompts: new PromptHolder(), limits: null, cache: null, checkTools: defaultCheckTools(new HostPolicy()), turns: new MemoryTurnMemory(), resolveTarget: null };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import type { Limits } from './limits/limits.ts';
 import type { CacheService } from './cache/cache-service.ts';
 import type { CheckTools } from './guardrails/check.ts';
-import type { ReasoningMemory } from './guardrails/reasoning/reasoning-memory.ts';
+import type { TurnMemory } from './turn-memory/turn-memory.ts';
 import type { PlanLeaf } from '../core/plan.ts';
 import type { Exchange } from './exchange.ts';
 
@@ -40,10 +40,11 @@ export interface Services {
   /** What guardrail checks use: the custom-host policy for the URLs they call, DNS, the clock. */
   checkTools: CheckTools;
   /**
-   * The originals of signed reasoning an output transformer rewrote, put back when a client sends the
-   * rewritten block in a later turn (guardrails/reasoning/); in Redis with REDIS_URL. Null: not kept.
+   * What the gateway keeps between a conversation's turns for the provider's sake (turn-memory/): the
+   * originals of signed reasoning an output check rewrote, the signed thinking of translated answers;
+   * in Redis with REDIS_URL. Null: nothing kept.
    */
-  reasoning: ReasoningMemory | null;
+  turns: TurnMemory | null;
   /**
    * What a target is for a request (runtime/inference/transport.ts): the provider and virtual key it
    * resolves to through a stored integration. Null where there are none (some tests): a target's own

@@ -91,7 +91,7 @@ export const attemptHookStage: Stage = {
         return errorOutcome(new GatewayError('denied_by_guardrail'), leaf.path, leaf.provider ?? '');
       }
       // Output checks may have rewritten the reasoning this request sends back: the provider gets its own words.
-      const memory = after.length === 0 ? null : services.reasoning;
+      const memory = after.length === 0 ? null : services.turns;
       const sent = memory === null ? null : await putBackReasoning(x, memory);
       let outcome: Outcome;
       try {

@@ -7,7 +7,8 @@ import type { Exchange } from '../../exchange.ts';
 import { passThroughDialect, type TextDialect } from '../../metered-pass-through.ts';
 import { isObject } from '../own-text/own-text.ts';
 import { passedOn } from '../phase-bodies.ts';
-import type { ReasoningMemory } from './reasoning-memory.ts';
+import type { TurnMemory } from '../../turn-memory/turn-memory.ts';
+import { recallOriginals, rememberOriginals } from './reasoning-memory.ts';
 import { ENCODED_REASONING, rewrittenReasoning, SIGNED_REASONING } from './signed-reasoning.ts';
 
 /** A request body no signed block can be in: the member name every dialect's signature has. */
@@ -23,7 +24,7 @@ export interface SentBody {
  * Puts the originals of the rewritten reasoning `x`'s request sends back into the body its try sends;
  * returns the client's body to set back afterwards, or null when nothing was put back.
  */
-export async function putBackReasoning(x: Exchange, memory: ReasoningMemory): Promise<SentBody | null> {
+export async function putBackReasoning(x: Exchange, memory: TurnMemory): Promise<SentBody | null> {
   const rawBody = x.rawBody;
   if (rawBody === null || !passedOn(x)) return null;
   const dialect = passThroughDialect(x);
@@ -39,7 +40,7 @@ export async function putBackReasoning(x: Exchange, memory: ReasoningMemory): Pr
   if (!isObject(params)) return null;
   const blocks = reasoning.inRequest(params);
   if (blocks.length === 0) return null;
-  const originals = await memory.recall(scopeOf(x), blocks);
+  const originals = await recallOriginals(memory, scopeOf(x), blocks);
   if (originals.size === 0) return null;
   const restored = reasoning.restored(params, (block) => originals.get(block.signature) ?? null);
   x.params = restored;
@@ -54,9 +55,9 @@ export function sentBack(x: Exchange, sent: SentBody): void {
 }
 
 /** Remembers what the checks' rewrite of an answer (`answer` into `judged`) changed of its signed reasoning. */
-export function rememberRewritten(memory: ReasoningMemory, x: Exchange, dialect: TextDialect, answer: unknown, judged: unknown): Promise<void> {
+export function rememberRewritten(memory: TurnMemory, x: Exchange, dialect: TextDialect, answer: unknown, judged: unknown): Promise<void> {
   const blocks = rewrittenReasoning(dialect, answer, judged);
-  return blocks.length === 0 ? Promise.resolve() : memory.remember(scopeOf(x), blocks);
+  return blocks.length === 0 ? Promise.resolve() : rememberOriginals(memory, scopeOf(x), blocks);
 }
 
 /** The organisation of the key that called: what an original is kept for (a request without a stored key, a test's: ''). */
