@@ -58,6 +58,7 @@ export async function setupInference(setup: GatewaySetup, options: InferenceOpti
     resolveTarget: transport.resolveTarget,
   };
   const resolver = new ConfigResolver({ transport, breakers, settings, services });
+  transport.useTurnMemory(() => resolver.services.turns);
   if (setup.configsDir !== null) {
     // Without a control plane, file guardrails are all a config can name.
     const files = setup.guardrailsDir === null ? [] : await loadGuardrailFiles(setup.guardrailsDir);

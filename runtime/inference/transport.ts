@@ -27,6 +27,8 @@ import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-targ
 import { boundaryOf } from '../core/multipart.ts';
 import { lastKept, type LastKept } from '../core/memo.ts';
 import { LruMap } from './lru.ts';
+import { asksThinking, calledIds, keeper, keptFor } from './kept-thinking.ts';
+import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
@@ -48,6 +50,8 @@ export class InferenceTransport {
   #credentials: StoredCredentials | null;
   /** Bounded: header-supplied hosts are client input, up to the header limit (64 KB) each. */
   readonly #customHosts = new LruMap<string, CustomHost>(1000, CUSTOM_HOST_TEXT);
+  /** What is kept between turns (the services' store, which a process's Redis replaces at start); null: nothing kept. */
+  #turns: () => TurnMemory | null = () => null;
 
   constructor(providers: ProviderRegistry, sender: (req: UpstreamRequest) => Promise<UpstreamResponse> = send, options: TransportOptions = {}) {
     this.#providers = providers;
@@ -59,6 +63,11 @@ export class InferenceTransport {
   /** Installs the in-memory virtual keys and slugs (set once the store is open). */
   useCredentials(credentials: StoredCredentials | null): void {
     this.#credentials = credentials;
+  }
+
+  /** Where a translation's signed thinking is kept between turns (read at each call: the store can change at start). */
+  useTurnMemory(turns: () => TurnMemory | null): void {
+    this.#turns = turns;
   }
 
   /** The provider a leaf resolves to, for x-gateway-provider; never throws (an unknown key fails in `call`). */
@@ -133,6 +142,8 @@ export class InferenceTransport {
         strictVendorCompliance: strict,
         headers: req.options.passedHeaders,
         signal,
+        keptThinking: null,
+        keepThinking: null,
       };
       // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
       const hostKnown = customHost === null || this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName);
@@ -157,6 +168,13 @@ export class InferenceTransport {
         const body = await bodyObject(req, plan.overrideParams);
         call.body = body;
         if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = overriddenBytes(req.params as object, plan.overrideParams, body);
+      }
+      // A translation that keeps signed thinking hands it over, and gets back what earlier answers kept.
+      const turns = adapter.keepsThinking === true && call.endpoint === 'chat' && call.body !== undefined && asksThinking(call.body) ? this.#turns() : null;
+      if (turns !== null) {
+        call.keepThinking = keeper(turns, req);
+        const ids = calledIds(call.body!);
+        if (ids.length > 0) call.keptThinking = await keptFor(turns, req, ids);
       }
     }
     return this.#prepare(adapter, call, req, plan);

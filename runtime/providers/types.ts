@@ -31,6 +31,22 @@ export interface ProviderCall {
   /** The client headers that may go upstream (for provider headers such as `X-cloudb-AI-LLM-Request-Type`): runtime/pipeline/options.ts. */
   headers: Readonly<Record<string, string>>;
   signal: AbortSignal;
+  /** Signed thinking kept from earlier answers, by their first tool call's id, for a translation that puts it back (`keepsThinking`); null: none. */
+  keptThinking: ReadonlyMap<string, KeptThinking> | null;
+  /** Hears the signed thinking a translated answer carried and its chat shape has no place for; null: nobody keeps it. */
+  keepThinking: ((kept: KeptThinking) => void) | null;
+}
+
+/**
+ * The signed thinking a translated chat answer carried before its tool calls (the messages API's
+ * thinking and redacted_thinking blocks), which the chat shape has no place for and the provider
+ * wants back unchanged in the turn that answers those calls (providers/anthropic/kept-thinking.ts).
+ */
+export interface KeptThinking {
+  /** The answer's tool call ids, in order. */
+  toolCallIds: string[];
+  /** For each tool call, the blocks the provider wrote just before it (the first's: those before the answer's text too). */
+  before: unknown[][];
 }
 
 /** What to send upstream, and how to read what comes back. */
@@ -82,6 +98,8 @@ export interface ProviderAdapter {
   readsBody(endpoint: EndpointKind, call: Pick<ProviderCall, 'options' | 'strictVendorCompliance'>): boolean;
   /** Builds the upstream request; throws GatewayError for what the provider cannot do or lacks. */
   prepare(call: ProviderCall): PreparedCall | Promise<PreparedCall>;
+  /** Whether its chat translation hears signed thinking (`ProviderCall.keepThinking`) and puts it back (`keptThinking`). */
+  keepsThinking?: boolean;
   /**
    * Reads the start of a 2xx answer to a chat or completions request in the family's stream format:
    * a stream the provider opened with an error is that error's answer (shared/stream-opening.ts).

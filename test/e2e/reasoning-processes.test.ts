@@ -1,7 +1,8 @@
 // Signed reasoning an output redaction rewrote, across `gateway serve` processes on one Redis: the
 // first turn through one process, the second (sending the redacted reasoning back with a tool result)
 // through another, which puts the original back for the provider (the mock checks the signature). The
-// request log keeps what the client sent and got, never the original it was not shown.
+// request log keeps what the client sent and got, never the original it was not shown. And the
+// signed thinking the chat translation kept through one process is put back by another.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ describe('rewritten reasoning across processes', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a second turn through another process on one Redis gets the original back to the provider; the log holds the redacted text', { timeout: 60_000 }, async () => {
+  it('a second turn through another process on one Redis gets the original back to the provider (the log holds the redacted text), and so does a chat agent\'s tool-use turn', { timeout: 60_000 }, async () => {
     const redis = await startPrivateRedis();
     const processes: ServeProcess[] = [];
     try {
@@ -60,6 +61,21 @@ describe('rewritten reasoning across processes', () => {
       const logged = await record(b, `second-${run}`);
       expect(logged.request_body).toContain('thinking about: write to [EMAIL] today');
       expect(logged.request_body).not.toContain(`about: write to ${EMAIL}`);
+
+      // A chat agent's tool-use turns with thinking: the thinking the translation kept through one process is put back by the other.
+      const chat = (url: string, messages: unknown[]) => fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'pii-out', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-0', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }], messages }),
+      });
+      const ask = { role: 'user', content: `look up ${EMAIL} ${run}` };
+      const called = (await (await chat(a, [ask])).json()) as { choices: Array<{ message: { reasoning_content: string; tool_calls: Array<{ id: string }> } }> };
+      const calls = called.choices[0]!.message.tool_calls;
+      expect(called.choices[0]!.message.reasoning_content).toContain('[EMAIL]');
+      const answered = await chat(b, [ask, { role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }]);
+      expect(answered.status, await answered.clone().text()).toBe(200);
+      await answered.text();
+      expect((mock.requests.at(-1)!.json as any).messages[1].content[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: look up ${EMAIL} ${run}` });
     } finally {
       await stopServes(...processes);
       await redis.kill();

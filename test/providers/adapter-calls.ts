@@ -27,6 +27,8 @@ export function providerCall(fields: Partial<ProviderCall> & { endpoint?: Endpoi
     strictVendorCompliance: false,
     headers: {},
     signal: new AbortController().signal,
+    keptThinking: null,
+    keepThinking: null,
     ...fields,
   };
 }

@@ -8,6 +8,7 @@ import { manifestEndpoints, missingKey, notSupported } from '../shared/vendor-sh
 import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
 import { MessagesStreamMapper, messagesStreamOpening } from './stream.ts';
+import { keptThinkingOf } from './kept-thinking.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -23,6 +24,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
     streamOpening: messagesStreamOpening,
+    keepsThinking: true,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.apiKey === null) throw missingKey(NAME);
@@ -39,11 +41,20 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
         url: joinUrl(base, '/messages'),
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json' },
-        body: mappedBody(chat, 'anthropic.messages', () => toMessagesRequest(chat, NAME)),
+        // Kept thinking makes another body of the same chat body: mapped (and kept for the retries) apart.
+        body: mappedBody(chat, call.keptThinking === null ? 'anthropic.messages' : 'anthropic.messages+thinking', () => toMessagesRequest(chat, NAME, call.keptThinking)),
         response: {
           provider: NAME,
-          json: (body) => fromMessagesResponse(body as MessagesResponse, strict),
-          ...(streamed ? { stream: () => new MessagesStreamMapper({ provider: NAME, model: String(chat.model ?? ''), includeUsage: includeUsage(chat), strict }) } : {}),
+          json: (body) => {
+            const answer = body as MessagesResponse;
+            const keep = call.keepThinking;
+            if (keep !== null) {
+              const kept = keptThinkingOf(answer?.content);
+              if (kept !== null) keep(kept);
+            }
+            return fromMessagesResponse(answer, strict);
+          },
+          ...(streamed ? { stream: () => new MessagesStreamMapper({ provider: NAME, model: String(chat.model ?? ''), includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error: (status, body) => fromMessagesError(NAME, status, body),
         },
       };

@@ -8,6 +8,8 @@ import {
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
+import type { KeptThinking } from '../types.ts';
+import { withKeptThinking } from './kept-thinking.ts';
 
 /** The messages API requires max_tokens; chat completions make it optional. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -18,6 +20,7 @@ export type MessagesBlock = (
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string }
 ) & { cache_control?: CacheControl };
 
 export interface MessagesTurn {
@@ -44,7 +47,8 @@ export interface MessagesRequest {
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'parallel_tool_calls']);
 
-export function toMessagesRequest(chat: ChatRequest, provider: string): MessagesRequest {
+/** `kept`: signed thinking kept from earlier answers, put back before the tool calls it led to (kept-thinking.ts). */
+export function toMessagesRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): MessagesRequest {
   checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   refuseShapeChanges(chat, provider);
@@ -57,7 +61,7 @@ export function toMessagesRequest(chat: ChatRequest, provider: string): Messages
       if (own !== undefined) markLast(system, own, provider, 'a system message');
       continue;
     }
-    const turn = turnOf(message, provider);
+    const turn = turnOf(message, provider, kept);
     if (turn === null) continue;
     const last = turns.at(-1);
     if (last !== undefined && last.role === turn.role) {
@@ -91,7 +95,7 @@ export function toMessagesRequest(chat: ChatRequest, provider: string): Messages
   return request;
 }
 
-function turnOf(message: ChatMessage, provider: string): MessagesTurn | null {
+function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string, KeptThinking> | null): MessagesTurn | null {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: userBlocks(message, provider) };
@@ -102,7 +106,7 @@ function turnOf(message: ChatMessage, provider: string): MessagesTurn | null {
       if (content.length === 0) return null;
       const own = cacheControlOf(message);
       if (own !== undefined) markLast(content, own, provider, 'an assistant message');
-      return { role: 'assistant', content };
+      return { role: 'assistant', content: withKeptThinking(content, kept) };
     }
     case 'tool':
       // One block for the whole answer: a mark anywhere in it ends at the block.

@@ -5,7 +5,8 @@ import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow
 import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
-import type { StreamMapper } from '../types.ts';
+import type { KeptThinking, StreamMapper } from '../types.ts';
+import { ThinkingCollector } from './kept-thinking.ts';
 import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 
@@ -14,6 +15,8 @@ export interface MessagesStreamOptions {
   model: string;
   includeUsage: boolean;
   strict: boolean;
+  /** Hears the answer's signed thinking before its tool calls, once the stream stopped (kept-thinking.ts); null: nobody keeps it. */
+  keepThinking?: ((kept: KeptThinking) => void) | null;
 }
 
 export class MessagesStreamMapper implements StreamMapper {
@@ -27,9 +30,12 @@ export class MessagesStreamMapper implements StreamMapper {
   readonly #usage = new MessagesUsageCount();
   #stopped = false;
   #failed = false;
+  /** The blocks as their events open and fill them, when the answer's thinking is kept. */
+  readonly #blocks: Map<number, Record<string, unknown>> | null;
 
   constructor(options: MessagesStreamOptions) {
     this.#options = options;
+    this.#blocks = options.keepThinking === undefined || options.keepThinking === null ? null : new Map();
     this.#writer = new ChatChunkWriter({ id: `chatcmpl-${Date.now().toString(36)}`, model: options.model, created: unixNow(), includeUsage: options.includeUsage });
   }
 
@@ -52,6 +58,14 @@ export class MessagesStreamMapper implements StreamMapper {
     return this.#stopped && !this.#failed ? chatUsageOf(this.#usage.usage, this.#options.strict) : null;
   }
 
+  /** Hands the answer's signed thinking before its tool calls to whoever keeps it. */
+  #keep(blocks: ReadonlyMap<number, Record<string, unknown>>): void {
+    const collector = new ThinkingCollector();
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collector.block(blocks.get(index)!);
+    const kept = collector.kept();
+    if (kept !== null) this.#options.keepThinking!(kept);
+  }
+
   #event(name: string, data: string): string {
     if (this.#failed || this.#stopped) return '';
     let payload: Record<string, any>;
@@ -72,6 +86,7 @@ export class MessagesStreamMapper implements StreamMapper {
       }
       case 'content_block_start': {
         const block = payload.content_block ?? {};
+        if (this.#blocks !== null && typeof payload.index === 'number') this.#blocks.set(payload.index, { ...block });
         if (block.type === 'tool_use') {
           const index = this.#tools++;
           this.#toolIndex.set(payload.index, index);
@@ -83,6 +98,7 @@ export class MessagesStreamMapper implements StreamMapper {
       }
       case 'content_block_delta': {
         const delta = payload.delta ?? {};
+        if (this.#blocks !== null) filled(this.#blocks.get(payload.index), delta);
         if (delta.type === 'text_delta') return writer.text(delta.text ?? '');
         if (delta.type === 'input_json_delta') {
           const index = this.#toolIndex.get(payload.index);
@@ -98,6 +114,7 @@ export class MessagesStreamMapper implements StreamMapper {
       }
       case 'message_stop':
         this.#stopped = true;
+        if (this.#blocks !== null) this.#keep(this.#blocks);
         return writer.usage(chatUsageOf(this.#usage.usage, this.#options.strict));
       case 'error': {
         this.#failed = true;
@@ -110,6 +127,13 @@ export class MessagesStreamMapper implements StreamMapper {
         return '';
     }
   }
+}
+
+/** A thinking block's text and signature as its deltas come (the rest of a block is in its start). */
+function filled(block: Record<string, unknown> | undefined, delta: Record<string, unknown>): void {
+  if (block === undefined) return;
+  if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') block.thinking = (typeof block.thinking === 'string' ? block.thinking : '') + delta.thinking;
+  else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') block.signature = (typeof block.signature === 'string' ? block.signature : '') + delta.signature;
 }
 
 /**

@@ -1,0 +1,64 @@
+// The signed thinking a translated chat answer carried before its tool calls (KeptThinking:
+// providers/anthropic/kept-thinking.ts), kept in the turn memory by the answer's first tool call id
+// for the organisation that asked, and found again when a later request's assistant message makes
+// those calls, so that the translation puts the thinking back where the provider wants it.
+import type { Exchange } from '../pipeline/exchange.ts';
+import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
+import type { KeptThinking } from '../providers/types.ts';
+
+/** Where an answer's thinking is kept, apart from what other features keep. */
+const KEY_PREFIX = 'thinking:';
+
+function scopeOf(x: Exchange): string {
+  return x.caller?.organisationId ?? '';
+}
+
+/** Keeps an answer's thinking (not awaited: the answer goes on; a store that fails logs itself). */
+export function keeper(memory: TurnMemory, x: Exchange): (kept: KeptThinking) => void {
+  const scope = scopeOf(x);
+  return (kept) => {
+    void memory.keep(scope, [{ key: KEY_PREFIX + kept.toolCallIds[0]!, value: JSON.stringify(kept) }]);
+  };
+}
+
+/** Whether a chat body asks for thinking: a `thinking` object whose type is not `disabled`. */
+export function asksThinking(body: Record<string, unknown>): boolean {
+  const thinking = body.thinking;
+  return thinking !== null && typeof thinking === 'object' && (thinking as { type?: unknown }).type !== 'disabled';
+}
+
+/** The first tool call id of each assistant message that makes calls: what kept thinking is looked for by. */
+export function calledIds(body: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  if (!Array.isArray(body.messages)) return ids;
+  for (const message of body.messages as unknown[]) {
+    if (message === null || typeof message !== 'object') continue;
+    const { role, tool_calls: calls } = message as { role?: unknown; tool_calls?: unknown };
+    if (role !== 'assistant' || !Array.isArray(calls) || calls.length === 0) continue;
+    const id = (calls[0] as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' && id !== '') ids.push(id);
+  }
+  return ids;
+}
+
+/** The thinking kept for the calls `ids` (calledIds) name, by first call id; null when none is kept. */
+export async function keptFor(memory: TurnMemory, x: Exchange, ids: readonly string[]): Promise<ReadonlyMap<string, KeptThinking> | null> {
+  const found = await memory.find(scopeOf(x), ids.map((id) => KEY_PREFIX + id));
+  const kept = new Map<string, KeptThinking>();
+  for (const id of ids) {
+    const value = found.get(KEY_PREFIX + id);
+    const entry = value === undefined ? null : parseKept(value);
+    if (entry !== null) kept.set(id, entry);
+  }
+  return kept.size === 0 ? null : kept;
+}
+
+function parseKept(value: string): KeptThinking | null {
+  try {
+    const kept = JSON.parse(value) as Partial<KeptThinking> | null;
+    const valid = kept !== null && Array.isArray(kept.toolCallIds) && kept.toolCallIds.every((id) => typeof id === 'string') && Array.isArray(kept.before) && kept.before.length === kept.toolCallIds.length && kept.before.every(Array.isArray);
+    return valid ? (kept as KeptThinking) : null;
+  } catch {
+    return null;
+  }
+}

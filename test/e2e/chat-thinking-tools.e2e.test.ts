@@ -1,0 +1,115 @@
+// Extended thinking with tools through the chat completions translation to the messages API, as an
+// OpenAI SDK agent runs it: the first call answers tool calls (the model's thinking as
+// reasoning_content), the agent runs the tools and sends the assistant message and the results back,
+// and the provider gets the assistant turn beginning with its signed thinking, unchanged (the mock
+// refuses a turn without it, or with a thinking block whose text changed, as the API does). Streamed
+// or not; with the reasoning redacted for the client by an output check; an assistant message making
+// other calls than the answer did gets nothing put back. Across processes on one Redis:
+// test/e2e/reasoning-processes.test.ts.
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const KEY = 'gw-chat-thinking-tools';
+const EMAIL = 'jane.doe@example.com';
+
+let served: ServedConfigs;
+let messages: MockServer;
+
+beforeAll(async () => {
+  messages = await startMessagesMock({ label: 'messages' });
+  const target = { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL };
+  served = await serveConfigs('chat-thinking-tools', KEY, {
+    claude: target,
+    'claude-redacted': { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await messages?.close();
+});
+
+const client = (config: string) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
+/** The messages API's thinking parameter, which the translation passes on. */
+const THINKING = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } as Record<string, unknown>;
+
+/** An assistant message that calls tools, as an agent keeps it. */
+type Calls = { role: 'assistant'; content: string | null; tool_calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] };
+
+/** The first call's assistant message, streamed (assembled as an agent does) or not. */
+async function firstTurn(config: string, question: string, stream: boolean): Promise<{ message: Calls; reasoning: string }> {
+  const body = { model: 'claude-sonnet-4-0', messages: [{ role: 'user' as const, content: question }], tools: TOOLS, ...THINKING };
+  if (!stream) {
+    const answer = await client(config).chat.completions.create(body as never) as OpenAI.Chat.Completions.ChatCompletion;
+    const message = answer.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string };
+    return { message: { role: 'assistant', content: message.content, tool_calls: message.tool_calls ?? [] }, reasoning: message.reasoning_content ?? '' };
+  }
+  const chunks = await client(config).chat.completions.create({ ...body, stream: true } as never) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+  let reasoning = '';
+  let content = '';
+  const calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  for await (const chunk of chunks) {
+    const delta = chunk.choices[0]?.delta as (OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string }) | undefined;
+    if (delta === undefined) continue;
+    reasoning += delta.reasoning_content ?? '';
+    content += delta.content ?? '';
+    for (const call of delta.tool_calls ?? []) {
+      const held = (calls[call.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+      if (call.id !== undefined) held.id = call.id;
+      if (call.function?.name !== undefined) held.function.name += call.function.name;
+      held.function.arguments += call.function?.arguments ?? '';
+    }
+  }
+  return { message: { role: 'assistant', content: content === '' ? null : content, tool_calls: calls }, reasoning };
+}
+
+/** The conversation's second call: the question, the assistant message as the agent keeps it, and each call's result. */
+function secondTurn(config: string, question: string, message: Calls) {
+  const results: ChatCompletionMessageParam[] = message.tool_calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: 'done' }));
+  return client(config).chat.completions.create({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: question }, message, ...results], tools: TOOLS, ...THINKING } as never) as Promise<OpenAI.Chat.Completions.ChatCompletion>;
+}
+
+/** The assistant turn the provider got last. */
+const sentAssistantTurn = (): any[] => (messages.requests.at(-1)!.json as any).messages[1].content;
+
+describe('extended thinking with tools through the chat translation', () => {
+  for (const stream of [false, true]) {
+    it(`the tool results' turn gives the provider the assistant turn with its signed thinking${stream ? ', streamed' : ''}`, async () => {
+      const question = `look up the weather ${stream ? 'streamed' : 'now'}`;
+      const { message, reasoning } = await firstTurn('claude', question, stream);
+      expect(message.tool_calls.length).toBe(1);
+      expect(reasoning).toBe(`[messages] thinking about: ${question}`);
+      // The agent keeps only what the chat shape has (an SDK's message, or one it rebuilt).
+      const rebuilt: Calls = { role: 'assistant', content: message.content, tool_calls: message.tool_calls };
+      const second = await secondTurn('claude', question, rebuilt);
+      expect(second.choices[0]!.message.content).toContain('tool said done');
+      const turn = sentAssistantTurn();
+      expect(turn[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: ${question}` });
+      expect(typeof turn[0].signature).toBe('string');
+      expect(turn.at(-1)).toMatchObject({ type: 'tool_use', id: message.tool_calls[0]!.id });
+    });
+  }
+
+  it('with the reasoning redacted for the client, the provider still gets the thinking as the model wrote it', async () => {
+    const question = `look up ${EMAIL}`;
+    const { message, reasoning } = await firstTurn('claude-redacted', question, false);
+    expect(reasoning).toBe('[messages] thinking about: look up [EMAIL]');
+    const second = await secondTurn('claude-redacted', question, { role: 'assistant', content: null, tool_calls: message.tool_calls });
+    expect(second.choices[0]!.finish_reason).toBe('stop');
+    expect(sentAssistantTurn()[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: ${question}` });
+  });
+
+  it('an assistant message making other calls than the answer did gets nothing put back: the provider\'s refusal comes back', async () => {
+    const question = 'look up the tides';
+    const { message } = await firstTurn('claude', question, false);
+    const other = { ...message.tool_calls[0]!, id: 'toolu_made_up_by_the_client' };
+    const refused = await secondTurn('claude', question, { role: 'assistant', content: null, tool_calls: [other] }).then(() => null, (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(refused?.status).toBe(400);
+    expect(refused?.message).toContain('must start with a thinking block');
+  });
+});

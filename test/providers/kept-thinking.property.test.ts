@@ -1,0 +1,84 @@
+// The messages API's signed thinking through the chat translation (providers/anthropic/kept-thinking.ts):
+// what an answer (JSON, or its stream read by the stream mapper) hands over to be kept is its
+// thinking before each tool call, and the assistant turn the translation makes of the client's
+// message with those calls gets it back where the model wrote it; a message making other calls gets
+// nothing.
+import { describe, expect } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { keptThinkingOf, withKeptThinking } from '../../runtime/providers/anthropic/kept-thinking.ts';
+import type { MessagesBlock } from '../../runtime/providers/anthropic/request.ts';
+import { MessagesStreamMapper } from '../../runtime/providers/anthropic/stream.ts';
+import type { KeptThinking } from '../../runtime/providers/types.ts';
+
+type Block = Record<string, any>;
+
+const thinking: fc.Arbitrary<Block> = fc.oneof(
+  fc.record({ type: fc.constant('thinking'), thinking: fc.string({ maxLength: 20 }), signature: fc.string({ minLength: 1, maxLength: 12 }) }),
+  fc.record({ type: fc.constant('redacted_thinking'), data: fc.string({ minLength: 1, maxLength: 12 }) }),
+);
+
+/** An answer's content as the model writes it: thinking, maybe text, then each tool call after its own thinking. */
+const answers = fc.record({
+  first: fc.array(thinking, { maxLength: 3 }),
+  text: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }),
+  calls: fc.array(fc.record({ thinking: fc.array(thinking, { maxLength: 2 }), name: fc.constantFrom('lookup', 'search') }), { minLength: 1, maxLength: 3 }),
+}).map(({ first, text, calls }) => {
+  const content: Block[] = [...first, ...(text === null ? [] : [{ type: 'text', text }])];
+  calls.forEach((call, i) => content.push(...(i === 0 ? [] : call.thinking), { type: 'tool_use', id: `toolu_${i}`, name: call.name, input: { i } }));
+  return content;
+});
+
+/** The assistant turn the translation makes of the chat message for that answer: its text, then its tool calls. */
+function translatedTurn(content: Block[]): MessagesBlock[] {
+  return content.filter((b) => b.type === 'text' || b.type === 'tool_use') as MessagesBlock[];
+}
+
+/** The stream the messages API sends for `content`, as SSE text. */
+function streamOf(content: Block[]): string {
+  const events: Block[] = [{ type: 'message_start', message: { id: 'msg', model: 'm', usage: { input_tokens: 1, output_tokens: 1 } } }];
+  content.forEach((block, index) => {
+    if (block.type === 'thinking') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } });
+      for (const piece of block.thinking.match(/[\s\S]{1,5}/g) ?? []) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'tool_use') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+    } else if (block.type === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: block });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  events.push({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }, { type: 'message_stop' });
+  return events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+}
+
+describe('signed thinking kept through the chat translation', () => {
+  test.prop([answers], { numRuns: 200 })('put back into the client\'s assistant turn, it is the answer\'s content as the model wrote it', (content) => {
+    const kept = keptThinkingOf(content);
+    const hasThinking = content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking');
+    if (!hasThinking) {
+      expect(kept).toBeNull();
+      return;
+    }
+    expect(kept!.toolCallIds).toEqual(content.filter((b) => b.type === 'tool_use').map((b) => b.id));
+    const byFirstCall = new Map([[kept!.toolCallIds[0]!, kept!]]);
+    expect(withKeptThinking(translatedTurn(content), byFirstCall)).toEqual(content);
+    // Other calls than the answer made: nothing put back.
+    const other = translatedTurn(content).map((b) => (b.type === 'tool_use' ? { ...b, id: `${b.id}x` } : b));
+    expect(withKeptThinking(other, byFirstCall)).toEqual(other);
+    expect(withKeptThinking(translatedTurn(content).slice(0, -1), byFirstCall)).toEqual(translatedTurn(content).slice(0, -1));
+  });
+
+  test.prop([answers, fc.integer({ min: 1, max: 64 })], { numRuns: 100 })('a stream hands over what its JSON answer would, however its bytes are cut', (content, cut) => {
+    let heard: KeptThinking | null = null;
+    const mapper = new MessagesStreamMapper({ provider: 'anthropic', model: 'm', includeUsage: false, strict: false, keepThinking: (kept) => (heard = kept) });
+    const bytes = Buffer.from(streamOf(content));
+    for (let i = 0; i < bytes.length; i += cut) mapper.push(bytes.subarray(i, i + cut));
+    mapper.end();
+    expect(heard).toEqual(keptThinkingOf(content));
+  });
+});
