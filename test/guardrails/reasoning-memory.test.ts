@@ -2,22 +2,20 @@
 // block sent back with its signature and the very text given out, and for nothing else (checked
 // against a model, fast-check), only to its organisation.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { recallOriginals, rememberOriginals } from '../../runtime/pipeline/guardrails/reasoning/reasoning-memory.ts';
 import type { TurnMemory } from '../../runtime/pipeline/turn-memory/turn-memory.ts';
-import { openTurnMemory, TURN_BACKENDS } from '../pipeline/turn-memory-backends.ts';
+import { suiteTurnMemory, TURN_BACKENDS } from '../pipeline/turn-memory-backends.ts';
 
 const ORG = 'org-reasoning-test';
 
 describe.each(TURN_BACKENDS)('rewritten reasoning kept on %s', (backend) => {
-  let opened: ReturnType<typeof openTurnMemory>;
+  const store = suiteTurnMemory(backend);
   let memory: TurnMemory;
-  beforeAll(() => {
-    opened = openTurnMemory(backend);
-    memory = opened.memory;
+  beforeEach(() => {
+    memory = store();
   });
-  afterAll(() => opened.close());
 
   it('gives back the original of a block sent back with the text given out, and nothing for another text, signature or organisation', async () => {
     const signature = `sig-${randomUUID()}`;

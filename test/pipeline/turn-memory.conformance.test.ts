@@ -4,7 +4,7 @@
 // on its own: memory's bound and expiry, Redis's TTL and sharing between processes, and a Redis that
 // does not answer, which loses nothing a request needs.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { Redis } from 'ioredis';
 import { MemoryTurnMemory, TURN_MEMORY_TTL_MS, type TurnMemory, turnKey } from '../../runtime/pipeline/turn-memory/turn-memory.ts';
@@ -13,19 +13,17 @@ import type { LogFields } from '../../runtime/core/log.ts';
 import { silentLogger } from '../../runtime/core/log.ts';
 import { TEST_REDIS_URL } from '../limits/backends.ts';
 import { freePort } from '../e2e/serve-processes.ts';
-import { openTurnMemory, TURN_BACKENDS } from './turn-memory-backends.ts';
+import { suiteTurnMemory, TURN_BACKENDS } from './turn-memory-backends.ts';
 
 /** The organisation the values were kept for. */
 const ORG = 'org-turn-memory-test';
 
 describe.each(TURN_BACKENDS)('turn memory on %s', (backend) => {
-  let opened: ReturnType<typeof openTurnMemory>;
+  const store = suiteTurnMemory(backend);
   let memory: TurnMemory;
-  beforeAll(() => {
-    opened = openTurnMemory(backend);
-    memory = opened.memory;
+  beforeEach(() => {
+    memory = store();
   });
-  afterAll(() => opened.close());
 
   it('finds what was kept under its key, and nothing under another key or for another organisation', async () => {
     const key = `k-${randomUUID()}`;
