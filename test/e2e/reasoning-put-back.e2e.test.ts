@@ -90,6 +90,16 @@ describe('signed reasoning an output redaction rewrote, sent back in the next tu
     expect(call.sentReasoning(messages.requests.at(-1)!.json)).toBe(`${turn.reasoning} (edited)`);
   });
 
+  it('an assistant turn sent back without its reasoning is refused by the model, with thinking on (the mocks check it as the services do)', async () => {
+    for (const call of [REASONING_CALLS[0]!, REASONING_CALLS.find((c) => c.name === 'converse')!]) {
+      const turn = await call.read(await send(call, `${call.family}-out`, call.firstTurn('write to me')));
+      const withoutReasoning = { ...turn, content: turn.content.filter((b) => b.type !== 'thinking' && b.reasoningContent === undefined) };
+      const refused = await send(call, `${call.family}-out`, secondTurn(call, 'write to me', withoutReasoning));
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('must start with a thinking block');
+    }
+  });
+
   it('every try of a retried request carries the original; the client\'s body is the exchange\'s again after each', async () => {
     const call = REASONING_CALLS[0]!;
     const turn = await call.read(await send(call, 'messages-retry', call.firstTurn(`write to ${EMAIL} today`)));

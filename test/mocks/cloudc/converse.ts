@@ -2,7 +2,8 @@
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
 // prompt's words, or a toolUse when tools are configured, after a signed reasoning block when a
-// Claude model's thinking is asked for (a reasoning block sent back with another text is refused).
+// Claude model's thinking is asked for (a reasoning block sent back with another text is refused, and
+// so is a tool result answering an assistant turn that does not begin with its reasoning).
 // Streams use the binary event framing.
 // cachePoint blocks (at most four) are breakpoints of the instance's prompt cache; the usage then
 // counts cache reads and writes apart from inputTokens, as the service does.
@@ -71,6 +72,13 @@ export async function checkConverse(ctx: MockContext, body: Json | null): Promis
     previous = message;
   }
   if (usesTools && body.toolConfig === undefined) return bad('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+  // With a Claude model's thinking on, the assistant turn whose tool calls the last turn answers must begin with its reasoning (the model's own check, relayed).
+  const turns = body.messages as Json[];
+  const answered = turns.at(-2);
+  const answersTools = (turns.at(-1)!.content as Json[]).some((b) => b.toolResult !== undefined);
+  if (body.additionalModelRequestFields?.thinking?.type === 'enabled' && answersTools && answered?.role === 'assistant' && (answered.content as Json[])[0]?.reasoningContent === undefined) {
+    return bad(`The model returned the following errors: messages.${turns.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`);
+  }
   const points = promptPieces(body).filter((piece) => piece.cachePoint !== undefined).map((piece) => piece.cachePoint);
   if (points.some((point) => point?.type !== 'default' || (point.ttl !== undefined && point.ttl !== '5m' && point.ttl !== '1h'))) return bad('cachePoint: type must be default, and ttl 5m or 1h.');
   if (points.length > 4) return bad(`The number of cache checkpoints (${points.length}) exceeds the maximum of 4.`);
