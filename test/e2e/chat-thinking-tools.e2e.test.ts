@@ -3,9 +3,10 @@
 // reasoning_content), the agent runs the tools and sends the assistant message and the results back,
 // and the provider gets the assistant turn beginning with its signed thinking, unchanged (the mock
 // refuses a turn without it, or with a thinking block whose text changed, as the API does). Streamed
-// or not; with the reasoning redacted for the client by an output check; an assistant message making
-// other calls than the answer did gets nothing put back. Across processes on one Redis:
+// or not; with the reasoning redacted for the client by an output check; another organisation, or an
+// assistant message making other calls than the answer did, gets nothing put back. Across processes on one Redis:
 // test/e2e/reasoning-processes.test.ts.
+import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ afterAll(async () => {
   await messages?.close();
 });
 
-const client = (config: string) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
 /** The messages API's thinking parameter, which the translation passes on. */
 const THINKING = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } as Record<string, unknown>;
@@ -69,9 +70,9 @@ async function firstTurn(config: string, question: string, stream: boolean): Pro
 }
 
 /** The conversation's second call: the question, the assistant message as the agent keeps it, and each call's result. */
-function secondTurn(config: string, question: string, message: Calls) {
+function secondTurn(config: string, question: string, message: Calls, key = KEY) {
   const results: ChatCompletionMessageParam[] = message.tool_calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: 'done' }));
-  return client(config).chat.completions.create({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: question }, message, ...results], tools: TOOLS, ...THINKING } as never) as Promise<OpenAI.Chat.Completions.ChatCompletion>;
+  return client(config, key).chat.completions.create({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: question }, message, ...results], tools: TOOLS, ...THINKING } as never) as Promise<OpenAI.Chat.Completions.ChatCompletion>;
 }
 
 /** The assistant turn the provider got last. */
@@ -102,6 +103,17 @@ describe('extended thinking with tools through the chat translation', () => {
     const second = await secondTurn('claude-redacted', question, { role: 'assistant', content: null, tool_calls: message.tool_calls });
     expect(second.choices[0]!.finish_reason).toBe('stop');
     expect(sentAssistantTurn()[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: ${question}` });
+  });
+
+  it('another organisation sending the same calls gets nothing put back; the organisation that asked does', async () => {
+    const other = await served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
+    await served.gateway.store.changes.refresh();
+    const question = 'look up the moon';
+    const { message } = await firstTurn('claude', question, false);
+    const theirs = await secondTurn('claude', question, message, other.key).then(() => null, (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(theirs?.status).toBe(400);
+    expect(theirs?.message).toContain('must start with a thinking block');
+    expect((await secondTurn('claude', question, message)).choices[0]!.finish_reason).toBe('stop');
   });
 
   it('an assistant message making other calls than the answer did gets nothing put back: the provider\'s refusal comes back', async () => {

@@ -5,6 +5,7 @@
 // the event stream) and converse (JSON and the event stream), and their token counts. The client's body stays what the route
 // knows of the request: a block sent back with any other text goes on as sent (the provider refuses
 // it). Across processes on one Redis: test/e2e/reasoning-processes.test.ts.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
@@ -39,10 +40,10 @@ afterAll(async () => {
   await Promise.all([messages, cloudc].map((m) => m?.close()));
 });
 
-function send(call: ReasoningCall, config: string, body: unknown): Promise<Response> {
+function send(call: ReasoningCall, config: string, body: unknown, key = KEY): Promise<Response> {
   return fetch(`${served.gateway.url}${call.path}`, {
     method: 'POST',
-    headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': config, 'content-type': 'application/json' },
+    headers: { 'x-gateway-api-key': key, 'x-gateway-config': config, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
 }
@@ -111,6 +112,17 @@ describe('signed reasoning an output redaction rewrote, sent back in the next tu
     const tries = messages.requests.slice(before);
     expect(tries.length).toBe(2);
     for (const sent of tries) expect(call.sentReasoning(sent.json)).toBe(`[messages] thinking about: write to ${EMAIL} today`);
+  });
+
+  it('another organisation sending the block back gets nothing put back: the provider refuses its signature', async () => {
+    const other = await served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
+    await served.gateway.store.changes.refresh();
+    const call = REASONING_CALLS[0]!;
+    const turn = await call.read(await send(call, 'messages-out', call.firstTurn(`write to ${EMAIL} today`)));
+    const refused = await send(call, 'messages-out', secondTurn(call, `write to ${EMAIL} today`, turn), other.key);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Invalid `signature` in `thinking` block');
+    expect((await send(call, 'messages-out', secondTurn(call, `write to ${EMAIL} today`, turn))).status).toBe(200);
   });
 
   it('a route without output checks passes reasoning both ways as it is', async () => {
