@@ -12,6 +12,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const KEY = 'gw-chat-thinking-tools';
@@ -19,19 +20,21 @@ const EMAIL = 'jane.doe@example.com';
 
 let served: ServedConfigs;
 let messages: MockServer;
+let cloudc: MockServer;
 
 beforeAll(async () => {
-  messages = await startMessagesMock({ label: 'messages' });
+  [messages, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' })]);
   const target = { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL };
   served = await serveConfigs('chat-thinking-tools', KEY, {
     claude: target,
     'claude-redacted': { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    'cloudc-claude': { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
   });
 });
 
 afterAll(async () => {
   await served?.close();
-  await messages?.close();
+  await Promise.all([messages, cloudc].map((m) => m?.close()));
 });
 
 const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
@@ -93,6 +96,20 @@ describe('extended thinking with tools through the chat translation', () => {
       expect(turn[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: ${question}` });
       expect(typeof turn[0].signature).toBe('string');
       expect(turn.at(-1)).toMatchObject({ type: 'tool_use', id: message.tool_calls[0]!.id });
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`through cloud C's converse too: the reasoning block and its signature go back before the tool call${stream ? ', streamed' : ''}`, async () => {
+      const question = `look up the rain ${stream ? 'streamed' : 'now'}`;
+      const { message, reasoning } = await firstTurn('cloudc-claude', question, stream);
+      expect(reasoning).toBe(`[cloudc] thinking about: ${question}`);
+      const second = await secondTurn('cloudc-claude', question, { role: 'assistant', content: message.content, tool_calls: message.tool_calls });
+      expect(second.choices[0]!.message.content).toContain('tool said done');
+      const sent = (cloudc.requests.at(-1)!.json as any);
+      expect(sent.additionalModelRequestFields).toEqual({ thinking: THINKING.thinking });
+      expect(sent.messages[1].content[0].reasoningContent.reasoningText).toMatchObject({ text: `[cloudc] thinking about: ${question}` });
+      expect(sent.messages[1].content.at(-1).toolUse.toolUseId).toBe(message.tool_calls[0]!.id);
     });
   }
 

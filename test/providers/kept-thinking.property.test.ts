@@ -1,14 +1,19 @@
-// The messages API's signed thinking through the chat translation (providers/anthropic/kept-thinking.ts):
+// Signed thinking through the chat translations (providers/shared/kept-thinking.ts), the messages
+// API's and converse's:
 // what an answer (JSON, or its stream read by the stream mapper) hands over to be kept is its
 // thinking before each tool call, and the assistant turn the translation makes of the client's
 // message with those calls gets it back where the model wrote it; a message making other calls gets
 // nothing.
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { keptThinkingOf, withKeptThinking } from '../../runtime/providers/anthropic/kept-thinking.ts';
+import { keptThinkingOf, withKeptMessagesThinking as withKeptThinking } from '../../runtime/providers/anthropic/kept-thinking.ts';
 import type { MessagesBlock } from '../../runtime/providers/anthropic/request.ts';
 import { MessagesStreamMapper } from '../../runtime/providers/anthropic/stream.ts';
 import type { KeptThinking } from '../../runtime/providers/types.ts';
+import { keptConverseThinkingOf, withKeptConverseThinking } from '../../runtime/providers/cloudc/kept-thinking.ts';
+import type { ConverseBlock } from '../../runtime/providers/cloudc/request.ts';
+import { ConverseStreamMapper } from '../../runtime/providers/cloudc/stream.ts';
+import { eventMessage } from '../mocks/cloudc/event-stream.ts';
 
 type Block = Record<string, any>;
 
@@ -80,5 +85,65 @@ describe('signed thinking kept through the chat translation', () => {
     for (let i = 0; i < bytes.length; i += cut) mapper.push(bytes.subarray(i, i + cut));
     mapper.end();
     expect(heard).toEqual(keptThinkingOf(content));
+  });
+});
+
+const reasoning: fc.Arbitrary<Block> = fc.oneof(
+  fc.record({ text: fc.string({ maxLength: 20 }), signature: fc.string({ minLength: 1, maxLength: 12 }) }).map((r) => ({ reasoningContent: { reasoningText: r } })),
+  fc.string({ minLength: 1, maxLength: 12 }).map((data) => ({ reasoningContent: { redactedContent: data } })),
+);
+
+/** A converse answer's content as a Claude model writes it: reasoning, maybe text, then each tool call after its own reasoning. */
+const converseAnswers = fc.record({
+  first: fc.array(reasoning, { maxLength: 3 }),
+  text: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }),
+  calls: fc.array(fc.array(reasoning, { maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+}).map(({ first, text, calls }) => {
+  const content: Block[] = [...first, ...(text === null ? [] : [{ text }])];
+  calls.forEach((before, i) => content.push(...(i === 0 ? [] : before), { toolUse: { toolUseId: `tooluse_${i}`, name: 'lookup', input: { i } } }));
+  return content;
+});
+
+/** The event stream converse-stream sends for `content`. */
+function converseStreamOf(content: Block[]): Buffer {
+  const events: Buffer[] = [eventMessage('messageStart', { role: 'assistant' })];
+  content.forEach((block, contentBlockIndex) => {
+    if (block.toolUse !== undefined) {
+      events.push(eventMessage('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } } }));
+      events.push(eventMessage('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(block.toolUse.input) } } }));
+    } else if (block.reasoningContent?.reasoningText !== undefined) {
+      const { text, signature } = block.reasoningContent.reasoningText;
+      for (const piece of text.match(/[\s\S]{1,5}/g) ?? []) events.push(eventMessage('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { text: piece } } }));
+      events.push(eventMessage('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { signature } } }));
+    } else if (block.reasoningContent !== undefined) {
+      events.push(eventMessage('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { redactedContent: block.reasoningContent.redactedContent } } }));
+    } else {
+      events.push(eventMessage('contentBlockDelta', { contentBlockIndex, delta: { text: block.text } }));
+    }
+    events.push(eventMessage('contentBlockStop', { contentBlockIndex }));
+  });
+  events.push(eventMessage('messageStop', { stopReason: 'tool_use' }), eventMessage('metadata', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }));
+  return Buffer.concat(events);
+}
+
+describe('converse\'s signed reasoning kept through the chat translation', () => {
+  test.prop([converseAnswers], { numRuns: 200 })('put back into the client\'s assistant turn, it is the answer\'s content as the model wrote it', (content) => {
+    const kept = keptConverseThinkingOf(content);
+    if (!content.some((b) => b.reasoningContent !== undefined)) {
+      expect(kept).toBeNull();
+      return;
+    }
+    const byFirstCall = new Map([[kept!.toolCallIds[0]!, kept!]]);
+    const translated = content.filter((b) => b.text !== undefined || b.toolUse !== undefined) as ConverseBlock[];
+    expect(withKeptConverseThinking(translated, byFirstCall)).toEqual(content);
+  });
+
+  test.prop([converseAnswers, fc.integer({ min: 1, max: 64 })], { numRuns: 100 })('a stream hands over what its JSON answer would, however its bytes are cut', (content, cut) => {
+    let heard: KeptThinking | null = null;
+    const mapper = new ConverseStreamMapper({ provider: 'cloudc', model: 'm', includeUsage: false, strict: false, keepThinking: (kept) => (heard = kept) });
+    const bytes = converseStreamOf(content);
+    for (let i = 0; i < bytes.length; i += cut) mapper.push(bytes.subarray(i, i + cut));
+    mapper.end();
+    expect(heard).toEqual(keptConverseThinkingOf(content));
   });
 });

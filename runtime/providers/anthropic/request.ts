@@ -9,7 +9,7 @@ import {
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
-import { withKeptThinking } from './kept-thinking.ts';
+import { withKeptMessagesThinking } from './kept-thinking.ts';
 
 /** The messages API requires max_tokens; chat completions make it optional. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -106,7 +106,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
       if (content.length === 0) return null;
       const own = cacheControlOf(message);
       if (own !== undefined) markLast(content, own, provider, 'an assistant message');
-      return { role: 'assistant', content: withKeptThinking(content, kept) };
+      return { role: 'assistant', content: withKeptMessagesThinking(content, kept) };
     }
     case 'tool':
       // One block for the whole answer: a mark anywhere in it ends at the block.

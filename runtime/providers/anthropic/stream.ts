@@ -6,7 +6,8 @@ import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { KeptThinking, StreamMapper } from '../types.ts';
-import { ThinkingCollector } from './kept-thinking.ts';
+import { ThinkingCollector } from '../shared/kept-thinking.ts';
+import { collectMessagesBlock } from './kept-thinking.ts';
 import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 
@@ -61,7 +62,7 @@ export class MessagesStreamMapper implements StreamMapper {
   /** Hands the answer's signed thinking before its tool calls to whoever keeps it. */
   #keep(blocks: ReadonlyMap<number, Record<string, unknown>>): void {
     const collector = new ThinkingCollector();
-    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collector.block(blocks.get(index)!);
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collectMessagesBlock(collector, blocks.get(index)!);
     const kept = collector.kept();
     if (kept !== null) this.#options.keepThinking!(kept);
   }

@@ -13,6 +13,7 @@ import { toConverseRequest } from './request.ts';
 import { fromConverseError, fromConverseResponse, type ConverseResponse } from './response.ts';
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
+import { keptConverseThinkingOf } from './kept-thinking.ts';
 
 const NAME = 'cloudc';
 export const CLOUDC_PROVIDER = NAME;
@@ -23,6 +24,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
+    keepsThinking: true,
     streamOpening: converseStreamOpening,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
@@ -55,13 +57,22 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
         const streamed = chat.stream === true;
         const strict = call.strictVendorCompliance;
         url = joinUrl(base, `/model/${encodeURIComponent(model)}/${streamed ? 'converse-stream' : 'converse'}`);
-        body = mappedBody(chat, 'cloudc.converse', () => toConverseRequest(chat, NAME));
+        // Kept thinking makes another body of the same chat body: mapped (and kept for the retries) apart.
+        body = mappedBody(chat, call.keptThinking === null ? 'cloudc.converse' : 'cloudc.converse+thinking', () => toConverseRequest(chat, NAME, call.keptThinking));
         method = 'POST';
         headers = { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = {
           provider: NAME,
-          json: (json) => fromConverseResponse(json as ConverseResponse, model, strict),
-          ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict }) } : {}),
+          json: (json) => {
+            const answer = json as ConverseResponse;
+            const keep = call.keepThinking;
+            if (keep !== null) {
+              const kept = keptConverseThinkingOf(answer?.output?.message?.content);
+              if (kept !== null) keep(kept);
+            }
+            return fromConverseResponse(answer, model, strict);
+          },
+          ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error: (status, errorBody, errorHeaders) => fromConverseError(NAME, status, errorBody, errorHeaders),
         };
       } else {

@@ -1,6 +1,7 @@
 // Chat completions → converse: system prompts into `system`, turns into `messages` with content
 // blocks (text, image bytes, toolUse, toolResult), sampling into `inferenceConfig`, tools into
-// `toolConfig`. Consecutive turns of one role are merged: converse wants them alternating.
+// `toolConfig`, `thinking` into `additionalModelRequestFields` (a Claude model's). Consecutive turns
+// of one role are merged: converse wants them alternating.
 import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
@@ -8,6 +9,8 @@ import {
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
+import type { KeptThinking } from '../types.ts';
+import { withKeptConverseThinking } from './kept-thinking.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {
@@ -19,6 +22,7 @@ export type ConverseBlock =
   | { image: { format: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
   | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[] } }
+  | { reasoningContent: { reasoningText: { text: string; signature: string } } | { redactedContent: string } }
   | CachePoint;
 
 export interface ConverseTurn {
@@ -34,12 +38,15 @@ export interface ConverseRequest {
     tools: ({ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | CachePoint)[];
     toolChoice?: { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
   };
+  /** A model's own fields: a Claude model's `thinking`. */
+  additionalModelRequestFields?: { thinking: unknown };
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
-const READS: ReadonlySet<string> = new Set(CHAT_PARAMS_READ);
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'thinking']);
 
-export function toConverseRequest(chat: ChatRequest, provider: string): ConverseRequest {
+/** `kept`: signed thinking kept from earlier answers, put back before the tool calls it led to (kept-thinking.ts). */
+export function toConverseRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): ConverseRequest {
   checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
@@ -56,7 +63,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
       continue;
     }
     if (message.role === 'tool' || (message.tool_calls?.length ?? 0) > 0) usesTools = true;
-    const turn = turnOf(message, provider);
+    const turn = turnOf(message, provider, kept);
     if (turn === null) continue;
     const last = messages.at(-1);
     if (last !== undefined && last.role === turn.role) last.content.push(...turn.content);
@@ -72,6 +79,8 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
   const stop = stopList(chat.stop);
   if (stop !== undefined) inference.stopSequences = stop;
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
+  // A Claude model's extended thinking, in its own fields (a model without it refuses them).
+  if (chat.thinking !== undefined && chat.thinking !== null) request.additionalModelRequestFields = { thinking: chat.thinking };
   const choice = chat.tool_choice;
   // "none" has no converse form: without tool history the tools are left out, so none can be called.
   const dropTools = choice === 'none' && !usesTools;
@@ -92,7 +101,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string): Converse
   return request;
 }
 
-function turnOf(message: ChatMessage, provider: string): ConverseTurn | null {
+function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string, KeptThinking> | null): ConverseTurn | null {
   switch (message.role) {
     case 'user': {
       const content: ConverseBlock[] = typeof message.content === 'string'
@@ -109,7 +118,7 @@ function turnOf(message: ChatMessage, provider: string): ConverseTurn | null {
       if (content.length === 0) return null;
       const own = cacheControlOf(message);
       if (own !== undefined) pointAfter(content, own, provider, 'an assistant message');
-      return { role: 'assistant', content };
+      return { role: 'assistant', content: withKeptConverseThinking(content, kept) };
     }
     case 'tool':
       // One block for the whole answer: a mark anywhere in it ends after the block.

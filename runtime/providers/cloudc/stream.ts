@@ -3,7 +3,9 @@
 // contentBlockStop, messageStop (stop reason), metadata (usage). `:message-type` exception or error
 // ends the stream with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
-import type { StreamMapper } from '../types.ts';
+import type { KeptThinking, StreamMapper } from '../types.ts';
+import { ThinkingCollector } from '../shared/kept-thinking.ts';
+import { collectConverseBlock } from './kept-thinking.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
@@ -15,6 +17,8 @@ export interface ConverseStreamOptions {
   model: string;
   includeUsage: boolean;
   strict: boolean;
+  /** Hears the answer's signed reasoning before its tool calls, once the stream stopped (kept-thinking.ts); null: nobody keeps it. */
+  keepThinking?: ((kept: KeptThinking) => void) | null;
 }
 
 export class ConverseStreamMapper implements StreamMapper {
@@ -26,9 +30,12 @@ export class ConverseStreamMapper implements StreamMapper {
   #usage: ConverseUsage | undefined;
   #stopped = false;
   #failed = false;
+  /** The content blocks as their events open and fill them, when the answer's reasoning is kept. */
+  readonly #blocks: Map<number, Record<string, any>> | null;
 
   constructor(options: ConverseStreamOptions) {
     this.#options = options;
+    this.#blocks = options.keepThinking === undefined || options.keepThinking === null ? null : new Map();
     this.#writer = new ChatChunkWriter({ id: completionId(), model: options.model, created: unixNow(), includeUsage: options.includeUsage });
   }
 
@@ -57,6 +64,29 @@ export class ConverseStreamMapper implements StreamMapper {
     return this.#stopped && !this.#failed && this.#decoder.pending === 0 && this.#usage !== undefined ? usageOf(this.#usage, this.#options.strict) : null;
   }
 
+  /** A reasoning block's text, signature or redacted content as its deltas come. */
+  #reasoning(index: unknown, delta: Record<string, unknown> | null): void {
+    if (typeof index !== 'number' || delta === null || typeof delta !== 'object') return;
+    let block = this.#blocks!.get(index);
+    if (block === undefined) this.#blocks!.set(index, (block = { reasoningContent: {} }));
+    const reasoning = block.reasoningContent;
+    if (reasoning === undefined) return;
+    if (typeof delta.redactedContent === 'string') reasoning.redactedContent = (reasoning.redactedContent ?? '') + delta.redactedContent;
+    if (typeof delta.text === 'string' || typeof delta.signature === 'string') {
+      const text = (reasoning.reasoningText ??= { text: '' });
+      if (typeof delta.text === 'string') text.text += delta.text;
+      if (typeof delta.signature === 'string') text.signature = (text.signature ?? '') + delta.signature;
+    }
+  }
+
+  /** Hands the answer's signed reasoning before its tool calls to whoever keeps it. */
+  #keep(blocks: ReadonlyMap<number, Record<string, any>>): void {
+    const collector = new ThinkingCollector();
+    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collectConverseBlock(collector, blocks.get(index)!);
+    const kept = collector.kept();
+    if (kept !== null) this.#options.keepThinking!(kept);
+  }
+
   #message(message: EventMessage): string {
     if (this.#failed) return '';
     const writer = this.#writer;
@@ -78,12 +108,14 @@ export class ConverseStreamMapper implements StreamMapper {
       case 'contentBlockStart': {
         const use = payload.start?.toolUse;
         if (use === undefined) return '';
+        if (this.#blocks !== null) this.#blocks.set(payload.contentBlockIndex, { toolUse: { toolUseId: use.toolUseId } });
         const index = this.#tools++;
         this.#toolIndex.set(payload.contentBlockIndex, index);
         return writer.toolCallStart(index, use.toolUseId, use.name);
       }
       case 'contentBlockDelta': {
         const delta = payload.delta ?? {};
+        if (this.#blocks !== null && delta.reasoningContent !== undefined) this.#reasoning(payload.contentBlockIndex, delta.reasoningContent);
         if (typeof delta.text === 'string') return writer.text(delta.text);
         if (delta.toolUse !== undefined) {
           const index = this.#toolIndex.get(payload.contentBlockIndex);
@@ -95,6 +127,7 @@ export class ConverseStreamMapper implements StreamMapper {
       }
       case 'messageStop':
         this.#stopped = true;
+        if (this.#blocks !== null) this.#keep(this.#blocks);
         return writer.finish(finishReasonOf(payload.stopReason));
       case 'metadata':
         this.#usage = payload.usage;
