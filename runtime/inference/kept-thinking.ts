@@ -21,12 +21,6 @@ export function keeper(memory: TurnMemory, x: Exchange): (kept: KeptThinking) =>
   };
 }
 
-/** Whether a chat body asks for thinking: a `thinking` object whose type is not `disabled`. */
-export function asksThinking(body: Record<string, unknown>): boolean {
-  const thinking = body.thinking;
-  return thinking !== null && typeof thinking === 'object' && (thinking as { type?: unknown }).type !== 'disabled';
-}
-
 /** The first tool call id of each assistant message that makes calls: what kept thinking is looked for by. */
 export function calledIds(body: Record<string, unknown>): string[] {
   const ids: string[] = [];
@@ -56,7 +50,7 @@ export async function keptFor(memory: TurnMemory, x: Exchange, ids: readonly str
 function parseKept(value: string): KeptThinking | null {
   try {
     const kept = JSON.parse(value) as Partial<KeptThinking> | null;
-    const valid = kept !== null && Array.isArray(kept.toolCallIds) && kept.toolCallIds.every((id) => typeof id === 'string') && Array.isArray(kept.before) && kept.before.length === kept.toolCallIds.length && kept.before.every(Array.isArray);
+    const valid = kept !== null && Array.isArray(kept.toolCallIds) && kept.toolCallIds.every((id) => typeof id === 'string') && Array.isArray(kept.withCall) && kept.withCall.length === kept.toolCallIds.length && kept.withCall.every(Array.isArray);
     return valid ? (kept as KeptThinking) : null;
   } catch {
     return null;

@@ -27,7 +27,7 @@ import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-targ
 import { boundaryOf } from '../core/multipart.ts';
 import { lastKept, type LastKept } from '../core/memo.ts';
 import { LruMap } from './lru.ts';
-import { asksThinking, calledIds, keeper, keptFor } from './kept-thinking.ts';
+import { calledIds, keeper, keptFor } from './kept-thinking.ts';
 import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
@@ -170,7 +170,7 @@ export class InferenceTransport {
         if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = overriddenBytes(req.params as object, plan.overrideParams, body);
       }
       // A translation that keeps signed thinking hands it over, and gets back what earlier answers kept.
-      const turns = adapter.keepsThinking === true && call.endpoint === 'chat' && call.body !== undefined && asksThinking(call.body) ? this.#turns() : null;
+      const turns = call.endpoint === 'chat' && call.body !== undefined && adapter.keepsThinking?.(call.body) === true ? this.#turns() : null;
       if (turns !== null) {
         call.keepThinking = keeper(turns, req);
         const ids = calledIds(call.body!);

@@ -38,15 +38,19 @@ export interface ProviderCall {
 }
 
 /**
- * The signed thinking a translated chat answer carried before its tool calls (the messages API's
- * thinking and redacted_thinking blocks), which the chat shape has no place for and the provider
- * wants back unchanged in the turn that answers those calls (providers/anthropic/kept-thinking.ts).
+ * The signed thinking a translated chat answer carried with its tool calls (the messages API's
+ * thinking blocks, converse's reasoning blocks, generateContent's thought signatures), which the chat
+ * shape has no place for and the provider wants back unchanged in the turn that answers those calls
+ * (providers/shared/kept-thinking.ts).
  */
 export interface KeptThinking {
   /** The answer's tool call ids, in order. */
   toolCallIds: string[];
-  /** For each tool call, the blocks the provider wrote just before it (the first's: those before the answer's text too). */
-  before: unknown[][];
+  /**
+   * For each tool call, what the family keeps with it: the blocks the provider wrote just before it
+   * (the first's: those before the answer's text too), or the signature its part carried.
+   */
+  withCall: unknown[][];
 }
 
 /** What to send upstream, and how to read what comes back. */
@@ -98,8 +102,8 @@ export interface ProviderAdapter {
   readsBody(endpoint: EndpointKind, call: Pick<ProviderCall, 'options' | 'strictVendorCompliance'>): boolean;
   /** Builds the upstream request; throws GatewayError for what the provider cannot do or lacks. */
   prepare(call: ProviderCall): PreparedCall | Promise<PreparedCall>;
-  /** Whether its chat translation hears signed thinking (`ProviderCall.keepThinking`) and puts it back (`keptThinking`). */
-  keepsThinking?: boolean;
+  /** Whether its chat translation of `body` hears signed thinking (`ProviderCall.keepThinking`) and puts it back (`keptThinking`). */
+  keepsThinking?(body: Record<string, unknown>): boolean;
   /**
    * Reads the start of a 2xx answer to a chat or completions request in the family's stream format:
    * a stream the provider opened with an error is that error's answer (shared/stream-opening.ts).

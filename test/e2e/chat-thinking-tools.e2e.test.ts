@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
+import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
 const KEY = 'gw-chat-thinking-tools';
@@ -21,33 +22,38 @@ const EMAIL = 'jane.doe@example.com';
 let served: ServedConfigs;
 let messages: MockServer;
 let cloudc: MockServer;
+let cloudb: CloudbMock;
 
 beforeAll(async () => {
-  [messages, cloudc] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' })]);
+  [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
   const target = { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL };
   served = await serveConfigs('chat-thinking-tools', KEY, {
     claude: target,
     'claude-redacted': { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
     'cloudc-claude': { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
   });
 });
 
 afterAll(async () => {
   await served?.close();
-  await Promise.all([messages, cloudc].map((m) => m?.close()));
+  await Promise.all([messages, cloudc, cloudb].map((m) => m?.close()));
 });
 
 const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
 /** The messages API's thinking parameter, which the translation passes on. */
 const THINKING = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } as Record<string, unknown>;
+/** The model and parameters a config's conversation is asked with: a Claude model with thinking, or a Gemini 3 model (which always thinks). */
+const ASKED: Record<string, Record<string, unknown>> = { gemini: { model: 'gemini-3-pro-preview' } };
+const askedOf = (config: string): Record<string, unknown> => ASKED[config] ?? { model: 'claude-sonnet-4-0', ...THINKING };
 
 /** An assistant message that calls tools, as an agent keeps it. */
 type Calls = { role: 'assistant'; content: string | null; tool_calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] };
 
 /** The first call's assistant message, streamed (assembled as an agent does) or not. */
 async function firstTurn(config: string, question: string, stream: boolean): Promise<{ message: Calls; reasoning: string }> {
-  const body = { model: 'claude-sonnet-4-0', messages: [{ role: 'user' as const, content: question }], tools: TOOLS, ...THINKING };
+  const body = { messages: [{ role: 'user' as const, content: question }], tools: TOOLS, ...askedOf(config) };
   if (!stream) {
     const answer = await client(config).chat.completions.create(body as never) as OpenAI.Chat.Completions.ChatCompletion;
     const message = answer.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string };
@@ -75,7 +81,7 @@ async function firstTurn(config: string, question: string, stream: boolean): Pro
 /** The conversation's second call: the question, the assistant message as the agent keeps it, and each call's result. */
 function secondTurn(config: string, question: string, message: Calls, key = KEY) {
   const results: ChatCompletionMessageParam[] = message.tool_calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: 'done' }));
-  return client(config, key).chat.completions.create({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: question }, message, ...results], tools: TOOLS, ...THINKING } as never) as Promise<OpenAI.Chat.Completions.ChatCompletion>;
+  return client(config, key).chat.completions.create({ messages: [{ role: 'user', content: question }, message, ...results], tools: TOOLS, ...askedOf(config) } as never) as Promise<OpenAI.Chat.Completions.ChatCompletion>;
 }
 
 /** The assistant turn the provider got last. */
@@ -110,6 +116,19 @@ describe('extended thinking with tools through the chat translation', () => {
       expect(sent.additionalModelRequestFields).toEqual({ thinking: THINKING.thinking });
       expect(sent.messages[1].content[0].reasoningContent.reasoningText).toMatchObject({ text: `[cloudc] thinking about: ${question}` });
       expect(sent.messages[1].content.at(-1).toolUse.toolUseId).toBe(message.tool_calls[0]!.id);
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`through cloud B, a Gemini 3 model's function call gets its thought signature back${stream ? ', streamed' : ''}`, async () => {
+      const question = `look up the snow ${stream ? 'streamed' : 'now'}`;
+      const { message } = await firstTurn('gemini', question, stream);
+      expect(message.tool_calls.length).toBe(1);
+      const second = await secondTurn('gemini', question, { role: 'assistant', content: message.content, tool_calls: message.tool_calls });
+      expect(second.choices[0]!.message.content).toContain('tool said');
+      const sent = cloudb.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent')).at(-1)!.json as any;
+      const call = sent.contents[1].parts.find((p: any) => p.functionCall !== undefined);
+      expect(typeof call.thoughtSignature).toBe('string');
     });
   }
 

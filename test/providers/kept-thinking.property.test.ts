@@ -1,5 +1,5 @@
 // Signed thinking through the chat translations (providers/shared/kept-thinking.ts), the messages
-// API's and converse's:
+// API's and converse's, and generateContent's thought signatures:
 // what an answer (JSON, or its stream read by the stream mapper) hands over to be kept is its
 // thinking before each tool call, and the assistant turn the translation makes of the client's
 // message with those calls gets it back where the model wrote it; a message making other calls gets
@@ -14,6 +14,10 @@ import { keptConverseThinkingOf, withKeptConverseThinking } from '../../runtime/
 import type { ConverseBlock } from '../../runtime/providers/cloudc/request.ts';
 import { ConverseStreamMapper } from '../../runtime/providers/cloudc/stream.ts';
 import { eventMessage } from '../mocks/cloudc/event-stream.ts';
+import { withKeptSignatures } from '../../runtime/providers/cloudb/kept-thinking.ts';
+import type { GenerateContentPart } from '../../runtime/providers/cloudb/request.ts';
+import { fromGenerateContentResponse } from '../../runtime/providers/cloudb/response.ts';
+import { GenerateContentStreamMapper } from '../../runtime/providers/cloudb/stream.ts';
 
 type Block = Record<string, any>;
 
@@ -145,5 +149,37 @@ describe('converse\'s signed reasoning kept through the chat translation', () =>
     for (let i = 0; i < bytes.length; i += cut) mapper.push(bytes.subarray(i, i + cut));
     mapper.end();
     expect(heard).toEqual(keptConverseThinkingOf(content));
+  });
+});
+
+/** A Gemini answer's parts: some text, then function calls, the first (or each) with a thought signature. */
+const geminiAnswers = fc.record({
+  text: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }),
+  calls: fc.array(fc.record({ name: fc.constantFrom('lookup', 'search'), signature: fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: null }) }), { minLength: 1, maxLength: 3 }),
+}).map(({ text, calls }) => [
+  ...(text === null ? [] : [{ text }]),
+  ...calls.map((call, i) => ({ functionCall: { name: call.name, args: { i } }, ...(call.signature === null ? {} : { thoughtSignature: call.signature }) })),
+] as Block[]);
+
+describe('generateContent\'s thought signatures kept through the chat translation', () => {
+  test.prop([geminiAnswers, fc.boolean()], { numRuns: 200 })('each call\'s signature, heard with the id its tool call got, goes back on that call\'s part (JSON or streamed)', (parts, stream) => {
+    const heard: KeptThinking[] = [];
+    let ids: string[];
+    if (!stream) {
+      const answer = fromGenerateContentResponse({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }] } as never, 'gemini-3-pro-preview', false, (kept) => heard.push(kept));
+      ids = (answer.choices[0]!.message.tool_calls ?? []).map((call) => call.id);
+    } else {
+      const mapper = new GenerateContentStreamMapper({ provider: 'cloudb', model: 'm', includeUsage: false, strict: false, keepThinking: (kept) => heard.push(kept) });
+      const events = parts.map((part, i) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [part] }, index: 0, ...(i === parts.length - 1 ? { finishReason: 'STOP' } : {}) }] })}\r\n\r\n`).join('');
+      const out = mapper.push(Buffer.from(events)) + mapper.end();
+      ids = [...out.matchAll(/"id":"(call_[^"]+)"/g)].map((m) => m[1]!);
+    }
+    const signed = parts.some((p) => p.thoughtSignature !== undefined);
+    expect(heard.length).toBe(signed ? 1 : 0);
+    if (!signed) return;
+    expect(heard[0]!.toolCallIds).toEqual(ids);
+    const translated = parts.map((p) => (p.functionCall === undefined ? p : { functionCall: p.functionCall })) as GenerateContentPart[];
+    expect(withKeptSignatures(translated, ids, new Map([[ids[0]!, heard[0]!]]))).toEqual(parts);
+    expect(withKeptSignatures(translated, ids.map((id) => `${id}x`), new Map([[ids[0]!, heard[0]!]]))).toEqual(translated);
   });
 });

@@ -9,6 +9,7 @@ import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
 import { MessagesStreamMapper, messagesStreamOpening } from './stream.ts';
 import { keptThinkingOf } from './kept-thinking.ts';
+import { asksThinking } from '../shared/kept-thinking.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -24,7 +25,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
     streamOpening: messagesStreamOpening,
-    keepsThinking: true,
+    keepsThinking: asksThinking,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.apiKey === null) throw missingKey(NAME);

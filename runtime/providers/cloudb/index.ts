@@ -12,6 +12,7 @@ import { manifestEndpoints, missingKey, missingOption, notSupported } from '../s
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '../types.ts';
 import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
 import { toGenerateContentRequest } from './request.ts';
+import { offersTools } from './kept-thinking.ts';
 import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
 import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
@@ -32,6 +33,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
+    keepsThinking: offersTools,
     streamOpening: generateContentStreamOpening,
     async prepare(call: ProviderCall): Promise<PreparedCall> {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
@@ -84,12 +86,13 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
         url: joinUrl(base, streamed ? `${modelPath}:streamGenerateContent?alt=sse` : `${modelPath}:generateContent`),
         method: 'POST',
         headers: { ...headers, accept: streamed ? 'text/event-stream' : 'application/json' },
-        body: mappedBody(chat, 'cloudb.generateContent', () => toGenerateContentRequest(chat, NAME)),
+        // Kept signatures make another body of the same chat body: mapped (and kept for the retries) apart.
+        body: mappedBody(chat, call.keptThinking === null ? 'cloudb.generateContent' : 'cloudb.generateContent+signatures', () => toGenerateContentRequest(chat, NAME, call.keptThinking)),
         response: {
           provider: NAME,
           observe,
-          json: (json) => fromGenerateContentResponse(json as GenerateContentResponse, model, strict),
-          ...(streamed ? { stream: () => new GenerateContentStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict }) } : {}),
+          json: (json) => fromGenerateContentResponse(json as GenerateContentResponse, model, strict, call.keepThinking),
+          ...(streamed ? { stream: () => new GenerateContentStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error,
         },
       };

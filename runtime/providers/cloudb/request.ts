@@ -8,12 +8,14 @@ import {
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
+import type { KeptThinking } from '../types.ts';
+import { withKeptSignatures } from './kept-thinking.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { mimeType: string; fileUri: string } }
-  | { functionCall: { name: string; args: Record<string, unknown> } }
+  | { functionCall: { name: string; args: Record<string, unknown> }; thoughtSignature?: string }
   | { functionResponse: { name: string; response: Record<string, unknown> } };
 
 export interface GenerateContentTurn {
@@ -32,7 +34,8 @@ export interface GenerateContentRequest {
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
 const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
 
-export function toGenerateContentRequest(chat: ChatRequest, provider: string): GenerateContentRequest {
+/** `kept`: thought signatures kept from earlier answers, put back on the calls they came with (kept-thinking.ts). */
+export function toGenerateContentRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): GenerateContentRequest {
   checkTranslatable(chat, READS, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The gateway does not map logprobs for the provider "${provider}".`, 'logprobs');
   if (chat.stream === true && typeof chat.n === 'number' && chat.n > 1) {
@@ -48,7 +51,7 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string): G
       continue;
     }
     for (const call of message.tool_calls ?? []) callNames.set(call.id, call.function.name);
-    const turn = turnOf(message, callNames);
+    const turn = turnOf(message, callNames, kept);
     if (turn === null) continue;
     const last = contents.at(-1);
     if (last !== undefined && last.role === turn.role) last.parts.push(...turn.parts);
@@ -72,7 +75,7 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string): G
   return request;
 }
 
-function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>): GenerateContentTurn | null {
+function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>, kept: ReadonlyMap<string, KeptThinking> | null): GenerateContentTurn | null {
   switch (message.role) {
     case 'user':
       return { role: 'user', parts: typeof message.content === 'string' ? [{ text: message.content }] : (message.content ?? []).map(partOf) };
@@ -81,7 +84,7 @@ function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>): G
       const text = textOf(message.content);
       if (text !== '') parts.push({ text });
       for (const call of message.tool_calls ?? []) parts.push({ functionCall: { name: call.function.name, args: argumentsObject(call) } });
-      return parts.length === 0 ? null : { role: 'model', parts };
+      return parts.length === 0 ? null : { role: 'model', parts: withKeptSignatures(parts, (message.tool_calls ?? []).map((call) => call.id), kept) };
     }
     case 'tool': {
       const name = callNames.get(message.tool_call_id ?? '');

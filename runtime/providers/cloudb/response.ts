@@ -5,11 +5,15 @@ import { unixNow, type ChatUsage, type FinishReason } from '../shared/chat-chunk
 import type { ChatCompletion, ChatToolCall } from '../shared/chat.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
+import type { KeptThinking } from '../types.ts';
+import { SignatureCollector } from './kept-thinking.ts';
 
 export interface ResponsePart {
   text?: string;
   thought?: boolean;
   functionCall?: { name: string; args?: Record<string, unknown> };
+  /** A thinking model's thought, encrypted, on the part it led to (kept-thinking.ts). */
+  thoughtSignature?: string;
 }
 
 export interface Candidate {
@@ -57,21 +61,27 @@ export function usageOf(usage: UsageMetadata | undefined): ChatUsage {
   return result;
 }
 
-export function fromGenerateContentResponse(response: GenerateContentResponse, model: string, strict: boolean): ChatCompletion {
+/** `keep` hears each candidate's thought signatures with the tool call ids given to its calls (kept-thinking.ts). */
+export function fromGenerateContentResponse(response: GenerateContentResponse, model: string, strict: boolean, keep: ((kept: KeptThinking) => void) | null = null): ChatCompletion {
   const candidates = response.candidates ?? [];
   const choices: ChatCompletion['choices'] = candidates.map((candidate, position) => {
     let text = '';
     let reasoning: string | null = null;
     const toolCalls: ChatToolCall[] = [];
+    const signatures = keep === null ? null : new SignatureCollector();
     for (const part of candidate.content?.parts ?? []) {
       if (part.functionCall !== undefined) {
-        toolCalls.push({ id: toolCallId(), type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
+        const id = toolCallId();
+        signatures?.call(id, part);
+        toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
       } else if (typeof part.text === 'string') {
         if (part.thought === true) {
           if (!strict) reasoning = (reasoning ?? '') + part.text;
         } else text += part.text;
       }
     }
+    const kept = signatures?.kept() ?? null;
+    if (kept !== null) keep!(kept);
     const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
     if (reasoning !== null) message.reasoning_content = reasoning;

@@ -5,15 +5,18 @@ import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow
 import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
-import type { StreamMapper } from '../types.ts';
+import type { KeptThinking, StreamMapper } from '../types.ts';
 import { finishReasonOf, rpcNameOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
+import { SignatureCollector } from './kept-thinking.ts';
 
 export interface GenerateContentStreamOptions {
   provider: string;
   model: string;
   includeUsage: boolean;
   strict: boolean;
+  /** Hears the answer's thought signatures with its tool call ids, once the stream finished (kept-thinking.ts); null: nobody keeps them. */
+  keepThinking?: ((kept: KeptThinking) => void) | null;
 }
 
 export class GenerateContentStreamMapper implements StreamMapper {
@@ -24,9 +27,12 @@ export class GenerateContentStreamMapper implements StreamMapper {
   #usage: UsageMetadata | undefined;
   #finished = false;
   #failed = false;
+  /** The calls' signatures as they come, when they are kept. */
+  readonly #signatures: SignatureCollector | null;
 
   constructor(options: GenerateContentStreamOptions) {
     this.#options = options;
+    this.#signatures = options.keepThinking === undefined || options.keepThinking === null ? null : new SignatureCollector();
     this.#writer = new ChatChunkWriter({ id: `chatcmpl-${toolCallId().slice(5)}`, model: options.model, created: unixNow(), includeUsage: options.includeUsage });
   }
 
@@ -71,7 +77,9 @@ export class GenerateContentStreamMapper implements StreamMapper {
     const candidate = event.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       if (part.functionCall !== undefined) {
-        out += writer.toolCallStart(this.#tools++, toolCallId(), part.functionCall.name, JSON.stringify(part.functionCall.args ?? {}));
+        const id = toolCallId();
+        this.#signatures?.call(id, part);
+        out += writer.toolCallStart(this.#tools++, id, part.functionCall.name, JSON.stringify(part.functionCall.args ?? {}));
       } else if (typeof part.text === 'string') {
         if (part.thought === true) {
           if (!this.#options.strict) out += writer.reasoning(part.text);
@@ -80,6 +88,8 @@ export class GenerateContentStreamMapper implements StreamMapper {
     }
     if (candidate?.finishReason !== undefined && !this.#finished) {
       this.#finished = true;
+      const kept = this.#signatures?.kept() ?? null;
+      if (kept !== null) this.#options.keepThinking!(kept);
       out += writer.finish(finishReasonOf(candidate.finishReason, this.#tools > 0));
     } else if (event.promptFeedback?.blockReason !== undefined && !this.#finished) {
       this.#finished = true;

@@ -14,6 +14,7 @@ import { fromConverseError, fromConverseResponse, type ConverseResponse } from '
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 import { keptConverseThinkingOf } from './kept-thinking.ts';
+import { asksThinking } from '../shared/kept-thinking.ts';
 
 const NAME = 'cloudc';
 export const CLOUDC_PROVIDER = NAME;
@@ -24,7 +25,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
   return {
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
-    keepsThinking: true,
+    keepsThinking: asksThinking,
     streamOpening: converseStreamOpening,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);

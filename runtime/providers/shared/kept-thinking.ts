@@ -13,7 +13,7 @@ import type { KeptThinking } from '../types.ts';
 /** Reads an answer's blocks in order: each signed thinking block, as the family gave it, and each tool call. */
 export class ThinkingCollector {
   readonly #ids: string[] = [];
-  readonly #before: unknown[][] = [];
+  readonly #withCall: unknown[][] = [];
   #pending: unknown[] = [];
 
   /** A signed or redacted thinking block, in the family's own shape. */
@@ -24,14 +24,14 @@ export class ThinkingCollector {
   /** A tool call, by its id: the thinking read since the last one led to it. */
   toolCall(id: string): void {
     this.#ids.push(id);
-    this.#before.push(this.#pending);
+    this.#withCall.push(this.#pending);
     this.#pending = [];
   }
 
   /** What to keep: null when the answer called no tool or had no signed thinking before one. */
   kept(): KeptThinking | null {
-    if (this.#ids.length === 0 || this.#before.every((group) => group.length === 0)) return null;
-    return { toolCallIds: [...this.#ids], before: this.#before };
+    if (this.#ids.length === 0 || this.#withCall.every((group) => group.length === 0)) return null;
+    return { toolCallIds: [...this.#ids], withCall: this.#withCall };
   }
 }
 
@@ -46,14 +46,20 @@ export function withKeptThinking<T>(content: T[], kept: ReadonlyMap<string, Kept
   const ids = content.map(idOf).filter((id) => id !== null);
   const entry = ids.length === 0 ? undefined : kept.get(ids[0]!);
   if (entry === undefined || entry.toolCallIds.length !== ids.length || entry.toolCallIds.some((id, i) => ids[i] !== id)) return content;
-  const out = [...(entry.before[0] as T[])];
+  const out = [...(entry.withCall[0] as T[])];
   let call = 0;
   for (const block of content) {
     if (idOf(block) !== null) {
-      if (call > 0) out.push(...(entry.before[call] as T[]));
+      if (call > 0) out.push(...(entry.withCall[call] as T[]));
       call++;
     }
     out.push(block);
   }
   return out;
+}
+
+/** Whether a chat body asks for Claude's thinking: a `thinking` object whose type is not `disabled`. */
+export function asksThinking(body: Record<string, unknown>): boolean {
+  const thinking = body.thinking;
+  return thinking !== null && typeof thinking === 'object' && (thinking as { type?: unknown }).type !== 'disabled';
 }

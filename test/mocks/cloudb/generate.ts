@@ -1,7 +1,8 @@
 // generateContent, streamGenerateContent (alt=sse, or a JSON array without it) and :predict as
 // the service answers them. Bodies are checked the way the service does (contents, roles, parts,
 // function responses answering a call), and the reply is the instance label and the prompt's words,
-// a functionCall when functions are declared, several candidates for candidateCount. A request that
+// a functionCall when functions are declared (a Gemini 3 model's with a thought signature, which it
+// wants back on that call's part in later turns), several candidates for candidateCount. A request that
 // repeats an earlier one's system instruction and turns has them read from the implicit cache
 // (usageMetadata.cachedContentTokenCount).
 import type { MockContext } from '../vendor/context.ts';
@@ -10,6 +11,7 @@ import { embeddingOf } from '../vendor/embeddings.ts';
 import { replyFor, words } from '../vendor/reply-text.ts';
 import { sendBytes, sendEvents } from '../http/respond.ts';
 import type { MockPromptCache, PromptItem } from '../http/prompt-cache.ts';
+import { reasoningSignature } from '../http/reasoning-signature.ts';
 
 type Json = Record<string, any>;
 
@@ -35,8 +37,16 @@ function partsText(parts: Json[]): string {
   return parts.map((p) => (typeof p.text === 'string' ? p.text : p.functionResponse !== undefined ? JSON.stringify(p.functionResponse.response) : '')).join(' ');
 }
 
+/** Gemini 3 models: their function calls carry a thought signature, which they want back on each call's part. */
+const SIGNS_CALLS = /^gemini-3/;
+
+/** The thought signature the mock puts on a function call (its thought stands for the call itself). */
+function callSignature(call: Json): string {
+  return reasoningSignature(`${call.name}:${JSON.stringify(call.args ?? {})}`);
+}
+
 /** The service's own checks; answers 400 and returns null on a bad body. */
-async function parse(ctx: MockContext): Promise<Json | null> {
+async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const body = jsonObject(ctx);
   const bad = async (message: string) => {
     await sendCloudbError(ctx, 400, message);
@@ -48,6 +58,11 @@ async function parse(ctx: MockContext): Promise<Json | null> {
   for (const [i, turn] of (body.contents as Json[]).entries()) {
     if (turn.role !== 'user' && turn.role !== 'model') return bad(`Please use a valid role: user, model. (contents[${i}])`);
     if (!Array.isArray(turn.parts) || turn.parts.length === 0) return bad(`Unable to submit request because it has an empty parts field (contents[${i}]).`);
+    // Gemini 3 validates each model turn's first function call's signature (of parallel calls only the first carries one).
+    const firstCall = turn.role === 'model' ? (turn.parts as Json[]).findIndex((p) => p.functionCall !== undefined) : -1;
+    if (SIGNS_CALLS.test(model) && firstCall >= 0 && turn.parts[firstCall].thoughtSignature !== callSignature(turn.parts[firstCall].functionCall)) {
+      return bad(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${turn.parts[firstCall].functionCall.name}\` , position ${i + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
+    }
     for (const part of turn.parts as Json[]) {
       if (part.functionResponse !== undefined) {
         const called = previous?.role === 'model' && (previous.parts as Json[]).some((p) => p.functionCall?.name === part.functionResponse.name);
@@ -74,7 +89,7 @@ function promptTokensOf(body: Json): number {
   return promptTokens;
 }
 
-function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; promptTokens: number } {
+function answer(ctx: MockContext, body: Json, signsCalls = false): { candidates: Candidate[]; promptTokens: number } {
   const contents = body.contents as Json[];
   const promptTokens = promptTokensOf(body);
   const last = contents.at(-1)!;
@@ -88,7 +103,8 @@ function answer(ctx: MockContext, body: Json): { candidates: Candidate[]; prompt
     if (declarations.length > 0 && mode !== 'NONE' && !answersCall) {
       const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
       const fn = declarations.find((d) => allowed === undefined || allowed.includes(d.name)) ?? declarations[0];
-      candidates.push({ parts: [{ functionCall: { name: fn.name, args: { query: lastText } } }], finishReason: 'STOP', tokens: 8 });
+      const call = { name: fn.name, args: { query: lastText } };
+      candidates.push({ parts: [{ functionCall: call, ...(signsCalls ? { thoughtSignature: callSignature(call) } : {}) }], finishReason: 'STOP', tokens: 8 });
       continue;
     }
     const reply = replyFor(ctx.label, answersCall ? `tool said ${lastText}` : lastText, body.generationConfig?.maxOutputTokens ?? null);
@@ -112,9 +128,9 @@ function usage(promptTokens: number, cached: number, candidates: Candidate[]): J
 }
 
 export async function generateContent(ctx: MockContext, model: string, streamed: boolean, cache: MockPromptCache): Promise<void> {
-  const body = await parse(ctx);
+  const body = await parse(ctx, model);
   if (body === null) return;
-  const { candidates, promptTokens } = answer(ctx, body);
+  const { candidates, promptTokens } = answer(ctx, body, SIGNS_CALLS.test(model));
   const cached = implicitlyCached(cache, body, promptTokens);
   const responseId = vendorId('resp-');
   const createTime = new Date().toISOString();
