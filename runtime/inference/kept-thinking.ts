@@ -3,19 +3,15 @@
 // for the organisation that asked, and found again when a later request's assistant message makes
 // those calls, so that the translation puts the thinking back where the provider wants it.
 import type { Exchange } from '../pipeline/exchange.ts';
-import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
+import { type TurnMemory, turnScope } from '../pipeline/turn-memory/turn-memory.ts';
 import type { KeptThinking } from '../providers/types.ts';
 
 /** Where an answer's thinking is kept, apart from what other features keep. */
 const KEY_PREFIX = 'thinking:';
 
-function scopeOf(x: Exchange): string {
-  return x.caller?.organisationId ?? '';
-}
-
 /** Keeps an answer's thinking (not awaited: the answer goes on; a store that fails logs itself). */
 export function keeper(memory: TurnMemory, x: Exchange): (kept: KeptThinking) => void {
-  const scope = scopeOf(x);
+  const scope = turnScope(x);
   return (kept) => {
     void memory.keep(scope, [{ key: KEY_PREFIX + kept.toolCallIds[0]!, value: JSON.stringify(kept) }]);
   };
@@ -37,7 +33,7 @@ export function calledIds(body: Record<string, unknown>): string[] {
 
 /** The thinking kept for the calls `ids` (calledIds) name, by first call id; null when none is kept. */
 export async function keptFor(memory: TurnMemory, x: Exchange, ids: readonly string[]): Promise<ReadonlyMap<string, KeptThinking> | null> {
-  const found = await memory.find(scopeOf(x), ids.map((id) => KEY_PREFIX + id));
+  const found = await memory.find(turnScope(x), ids.map((id) => KEY_PREFIX + id));
   const kept = new Map<string, KeptThinking>();
   for (const id of ids) {
     const value = found.get(KEY_PREFIX + id);

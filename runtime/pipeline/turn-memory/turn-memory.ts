@@ -6,6 +6,7 @@
 // every process finds what any other kept); one conformance suite runs against both
 // (test/pipeline/turn-memory.conformance.test.ts).
 import { createHash } from 'node:crypto';
+import type { Exchange } from '../exchange.ts';
 
 export interface TurnEntry {
   key: string;
@@ -21,6 +22,11 @@ export interface TurnMemory {
   keep(scope: string, entries: readonly TurnEntry[]): Promise<void>;
   /** The values kept in `scope` under `keys` (a use: each is kept a day longer); absent for keys with none, or when the backend did not answer. */
   find(scope: string, keys: readonly string[]): Promise<Map<string, string>>;
+}
+
+/** The scope a request's values are kept and found in: the organisation of its key ('' for a request without a stored key). */
+export function turnScope(x: Exchange): string {
+  return x.caller?.organisationId ?? '';
 }
 
 /** How long a value is kept after it was last kept or found: a day, the length of a working session's conversation. */

@@ -9,7 +9,7 @@ import { toMessagesRequest } from './request.ts';
 import { fromMessagesError, fromMessagesResponse, type MessagesResponse } from './response.ts';
 import { MessagesStreamMapper, messagesStreamOpening } from './stream.ts';
 import { keptThinkingOf } from './kept-thinking.ts';
-import { asksThinking } from '../shared/kept-thinking.ts';
+import { asksThinking, handOver, mappingWithKept } from '../shared/kept-thinking.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -42,17 +42,12 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
         url: joinUrl(base, '/messages'),
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json' },
-        // Kept thinking makes another body of the same chat body: mapped (and kept for the retries) apart.
-        body: mappedBody(chat, call.keptThinking === null ? 'anthropic.messages' : 'anthropic.messages+thinking', () => toMessagesRequest(chat, NAME, call.keptThinking)),
+        body: mappedBody(chat, mappingWithKept('anthropic.messages', call.keptThinking), () => toMessagesRequest(chat, NAME, call.keptThinking)),
         response: {
           provider: NAME,
           json: (body) => {
             const answer = body as MessagesResponse;
-            const keep = call.keepThinking;
-            if (keep !== null) {
-              const kept = keptThinkingOf(answer?.content);
-              if (kept !== null) keep(kept);
-            }
+            handOver(call.keepThinking, () => keptThinkingOf(answer?.content));
             return fromMessagesResponse(answer, strict);
           },
           ...(streamed ? { stream: () => new MessagesStreamMapper({ provider: NAME, model: String(chat.model ?? ''), includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),

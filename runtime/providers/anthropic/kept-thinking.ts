@@ -1,6 +1,6 @@
 // The messages API's signed thinking through the chat translation (shared/kept-thinking.ts): its
 // thinking blocks (with their signature) and redacted_thinking blocks before each tool_use.
-import { ThinkingCollector, withKeptThinking } from '../shared/kept-thinking.ts';
+import { keptOf, type ThinkingCollector, withKeptThinking } from '../shared/kept-thinking.ts';
 import type { KeptThinking } from '../types.ts';
 import type { MessagesBlock } from './request.ts';
 
@@ -15,10 +15,7 @@ export function collectMessagesBlock(collector: ThinkingCollector, block: Block)
 
 /** The kept thinking of a JSON answer's content. */
 export function keptThinkingOf(content: unknown): KeptThinking | null {
-  if (!Array.isArray(content)) return null;
-  const collector = new ThinkingCollector();
-  for (const block of content) if (block !== null && typeof block === 'object' && !Array.isArray(block)) collectMessagesBlock(collector, block as Block);
-  return collector.kept();
+  return Array.isArray(content) ? keptOf(content, collectMessagesBlock) : null;
 }
 
 /** An assistant turn's blocks with the thinking kept for its tool_use blocks put back. */

@@ -6,7 +6,7 @@ import { SseParser } from '../shared/sse.ts';
 import { jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
 import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { KeptThinking, StreamMapper } from '../types.ts';
-import { ThinkingCollector } from '../shared/kept-thinking.ts';
+import { handOver, inIndexOrder, keptOf } from '../shared/kept-thinking.ts';
 import { collectMessagesBlock } from './kept-thinking.ts';
 import { chatUsageOf, finishReasonOf, MessagesUsageCount } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
@@ -59,14 +59,6 @@ export class MessagesStreamMapper implements StreamMapper {
     return this.#stopped && !this.#failed ? chatUsageOf(this.#usage.usage, this.#options.strict) : null;
   }
 
-  /** Hands the answer's signed thinking before its tool calls to whoever keeps it. */
-  #keep(blocks: ReadonlyMap<number, Record<string, unknown>>): void {
-    const collector = new ThinkingCollector();
-    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collectMessagesBlock(collector, blocks.get(index)!);
-    const kept = collector.kept();
-    if (kept !== null) this.#options.keepThinking!(kept);
-  }
-
   #event(name: string, data: string): string {
     if (this.#failed || this.#stopped) return '';
     let payload: Record<string, any>;
@@ -115,7 +107,10 @@ export class MessagesStreamMapper implements StreamMapper {
       }
       case 'message_stop':
         this.#stopped = true;
-        if (this.#blocks !== null) this.#keep(this.#blocks);
+        if (this.#blocks !== null) {
+          const blocks = this.#blocks;
+          handOver(this.#options.keepThinking, () => keptOf(inIndexOrder(blocks), collectMessagesBlock));
+        }
         return writer.usage(chatUsageOf(this.#usage.usage, this.#options.strict));
       case 'error': {
         this.#failed = true;

@@ -13,6 +13,7 @@ import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall } from '
 import { fromPredictResponse, toPredictRequest, type PredictResponse } from './embeddings.ts';
 import { toGenerateContentRequest } from './request.ts';
 import { offersTools } from './kept-thinking.ts';
+import { mappingWithKept } from '../shared/kept-thinking.ts';
 import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
 import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
@@ -86,8 +87,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
         url: joinUrl(base, streamed ? `${modelPath}:streamGenerateContent?alt=sse` : `${modelPath}:generateContent`),
         method: 'POST',
         headers: { ...headers, accept: streamed ? 'text/event-stream' : 'application/json' },
-        // Kept signatures make another body of the same chat body: mapped (and kept for the retries) apart.
-        body: mappedBody(chat, call.keptThinking === null ? 'cloudb.generateContent' : 'cloudb.generateContent+signatures', () => toGenerateContentRequest(chat, NAME, call.keptThinking)),
+        body: mappedBody(chat, mappingWithKept('cloudb.generateContent', call.keptThinking), () => toGenerateContentRequest(chat, NAME, call.keptThinking)),
         response: {
           provider: NAME,
           observe,

@@ -4,28 +4,14 @@
 // thought_signature"); a chat tool call has no place for it. Kept with each call (the signature, or
 // nothing for a call without one: of parallel calls only the first carries it) and put back on the
 // functionCall parts of an assistant message making the same calls.
-import { ThinkingCollector } from '../shared/kept-thinking.ts';
+import type { ThinkingCollector } from '../shared/kept-thinking.ts';
 import type { KeptThinking } from '../types.ts';
 import type { GenerateContentPart } from './request.ts';
 
-/** Collects one candidate's calls and signatures as the translation names its calls. */
-export class SignatureCollector {
-  readonly #collector = new ThinkingCollector();
-  #any = false;
-
-  /** A functionCall part, by the tool call id the translation gave it. */
-  call(id: string, part: { thoughtSignature?: unknown }): void {
-    if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') {
-      this.#collector.thinking(part.thoughtSignature);
-      this.#any = true;
-    }
-    this.#collector.toolCall(id);
-  }
-
-  /** What to keep: null when no call carried a signature. */
-  kept(): KeptThinking | null {
-    return this.#any ? this.#collector.kept() : null;
-  }
+/** Reads a functionCall part, by the tool call id the translation gave it: its signature kept with the call (a collector keeps nothing when no call had one). */
+export function collectSignedCall(collector: ThinkingCollector, id: string, part: { thoughtSignature?: unknown }): void {
+  if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') collector.thinking(part.thoughtSignature);
+  collector.toolCall(id);
 }
 
 /** An assistant turn's parts with each functionCall part given the signature kept for its call; as they were when the message makes other calls. */

@@ -6,7 +6,8 @@ import type { ChatCompletion, ChatToolCall } from '../shared/chat.ts';
 import { bodyExcerpt, jsonObjectOf, mappedError, type MappedError, stringOr } from '../shared/errors.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { KeptThinking } from '../types.ts';
-import { SignatureCollector } from './kept-thinking.ts';
+import { collectSignedCall } from './kept-thinking.ts';
+import { handOver, ThinkingCollector } from '../shared/kept-thinking.ts';
 
 export interface ResponsePart {
   text?: string;
@@ -68,11 +69,11 @@ export function fromGenerateContentResponse(response: GenerateContentResponse, m
     let text = '';
     let reasoning: string | null = null;
     const toolCalls: ChatToolCall[] = [];
-    const signatures = keep === null ? null : new SignatureCollector();
+    const signatures = keep === null ? null : new ThinkingCollector();
     for (const part of candidate.content?.parts ?? []) {
       if (part.functionCall !== undefined) {
         const id = toolCallId();
-        signatures?.call(id, part);
+        if (signatures !== null) collectSignedCall(signatures, id, part);
         toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
       } else if (typeof part.text === 'string') {
         if (part.thought === true) {
@@ -80,8 +81,7 @@ export function fromGenerateContentResponse(response: GenerateContentResponse, m
         } else text += part.text;
       }
     }
-    const kept = signatures?.kept() ?? null;
-    if (kept !== null) keep!(kept);
+    if (signatures !== null) handOver(keep, () => signatures.kept());
     const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
     if (reasoning !== null) message.reasoning_content = reasoning;

@@ -8,7 +8,8 @@ import { eventJson, sseOpening } from '../shared/stream-opening.ts';
 import type { KeptThinking, StreamMapper } from '../types.ts';
 import { finishReasonOf, rpcNameOf, statusOfRpc, toolCallId, usageOf, type GenerateContentResponse, type UsageMetadata } from './response.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
-import { SignatureCollector } from './kept-thinking.ts';
+import { collectSignedCall } from './kept-thinking.ts';
+import { handOver, ThinkingCollector } from '../shared/kept-thinking.ts';
 
 export interface GenerateContentStreamOptions {
   provider: string;
@@ -28,11 +29,11 @@ export class GenerateContentStreamMapper implements StreamMapper {
   #finished = false;
   #failed = false;
   /** The calls' signatures as they come, when they are kept. */
-  readonly #signatures: SignatureCollector | null;
+  readonly #signatures: ThinkingCollector | null;
 
   constructor(options: GenerateContentStreamOptions) {
     this.#options = options;
-    this.#signatures = options.keepThinking === undefined || options.keepThinking === null ? null : new SignatureCollector();
+    this.#signatures = options.keepThinking === undefined || options.keepThinking === null ? null : new ThinkingCollector();
     this.#writer = new ChatChunkWriter({ id: `chatcmpl-${toolCallId().slice(5)}`, model: options.model, created: unixNow(), includeUsage: options.includeUsage });
   }
 
@@ -78,7 +79,7 @@ export class GenerateContentStreamMapper implements StreamMapper {
     for (const part of candidate?.content?.parts ?? []) {
       if (part.functionCall !== undefined) {
         const id = toolCallId();
-        this.#signatures?.call(id, part);
+        if (this.#signatures !== null) collectSignedCall(this.#signatures, id, part);
         out += writer.toolCallStart(this.#tools++, id, part.functionCall.name, JSON.stringify(part.functionCall.args ?? {}));
       } else if (typeof part.text === 'string') {
         if (part.thought === true) {
@@ -88,8 +89,8 @@ export class GenerateContentStreamMapper implements StreamMapper {
     }
     if (candidate?.finishReason !== undefined && !this.#finished) {
       this.#finished = true;
-      const kept = this.#signatures?.kept() ?? null;
-      if (kept !== null) this.#options.keepThinking!(kept);
+      const signatures = this.#signatures;
+      if (signatures !== null) handOver(this.#options.keepThinking, () => signatures.kept());
       out += writer.finish(finishReasonOf(candidate.finishReason, this.#tools > 0));
     } else if (event.promptFeedback?.blockReason !== undefined && !this.#finished) {
       this.#finished = true;

@@ -14,7 +14,7 @@ import { fromConverseError, fromConverseResponse, type ConverseResponse } from '
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 import { keptConverseThinkingOf } from './kept-thinking.ts';
-import { asksThinking } from '../shared/kept-thinking.ts';
+import { asksThinking, handOver, mappingWithKept } from '../shared/kept-thinking.ts';
 
 const NAME = 'cloudc';
 export const CLOUDC_PROVIDER = NAME;
@@ -58,19 +58,14 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
         const streamed = chat.stream === true;
         const strict = call.strictVendorCompliance;
         url = joinUrl(base, `/model/${encodeURIComponent(model)}/${streamed ? 'converse-stream' : 'converse'}`);
-        // Kept thinking makes another body of the same chat body: mapped (and kept for the retries) apart.
-        body = mappedBody(chat, call.keptThinking === null ? 'cloudc.converse' : 'cloudc.converse+thinking', () => toConverseRequest(chat, NAME, call.keptThinking));
+        body = mappedBody(chat, mappingWithKept('cloudc.converse', call.keptThinking), () => toConverseRequest(chat, NAME, call.keptThinking));
         method = 'POST';
         headers = { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = {
           provider: NAME,
           json: (json) => {
             const answer = json as ConverseResponse;
-            const keep = call.keepThinking;
-            if (keep !== null) {
-              const kept = keptConverseThinkingOf(answer?.output?.message?.content);
-              if (kept !== null) keep(kept);
-            }
+            handOver(call.keepThinking, () => keptConverseThinkingOf(answer?.output?.message?.content));
             return fromConverseResponse(answer, model, strict);
           },
           ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),

@@ -1,7 +1,7 @@
 // Converse's signed reasoning through the chat translation (shared/kept-thinking.ts): a Claude
 // model's reasoning blocks (`reasoningContent.reasoningText` with its signature, or
 // `reasoningContent.redactedContent`) before each toolUse block.
-import { ThinkingCollector, withKeptThinking } from '../shared/kept-thinking.ts';
+import { keptOf, type ThinkingCollector, withKeptThinking } from '../shared/kept-thinking.ts';
 import type { KeptThinking } from '../types.ts';
 import type { ConverseBlock } from './request.ts';
 
@@ -26,10 +26,7 @@ export function collectConverseBlock(collector: ThinkingCollector, block: Block)
 
 /** The kept thinking of a JSON answer's content (`output.message.content`). */
 export function keptConverseThinkingOf(content: unknown): KeptThinking | null {
-  if (!Array.isArray(content)) return null;
-  const collector = new ThinkingCollector();
-  for (const block of content) if (block !== null && typeof block === 'object' && !Array.isArray(block)) collectConverseBlock(collector, block);
-  return collector.kept();
+  return Array.isArray(content) ? keptOf(content, collectConverseBlock) : null;
 }
 
 /** An assistant turn's blocks with the thinking kept for its toolUse blocks put back. */

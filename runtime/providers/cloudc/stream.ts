@@ -4,7 +4,7 @@
 // ends the stream with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import type { KeptThinking, StreamMapper } from '../types.ts';
-import { ThinkingCollector } from '../shared/kept-thinking.ts';
+import { handOver, inIndexOrder, keptOf } from '../shared/kept-thinking.ts';
 import { collectConverseBlock } from './kept-thinking.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { completionId, finishReasonOf, statusOfException, usageOf, type ConverseUsage } from './response.ts';
@@ -79,14 +79,6 @@ export class ConverseStreamMapper implements StreamMapper {
     }
   }
 
-  /** Hands the answer's signed reasoning before its tool calls to whoever keeps it. */
-  #keep(blocks: ReadonlyMap<number, Record<string, any>>): void {
-    const collector = new ThinkingCollector();
-    for (const index of [...blocks.keys()].sort((a, b) => a - b)) collectConverseBlock(collector, blocks.get(index)!);
-    const kept = collector.kept();
-    if (kept !== null) this.#options.keepThinking!(kept);
-  }
-
   #message(message: EventMessage): string {
     if (this.#failed) return '';
     const writer = this.#writer;
@@ -127,7 +119,10 @@ export class ConverseStreamMapper implements StreamMapper {
       }
       case 'messageStop':
         this.#stopped = true;
-        if (this.#blocks !== null) this.#keep(this.#blocks);
+        if (this.#blocks !== null) {
+          const blocks = this.#blocks;
+          handOver(this.#options.keepThinking, () => keptOf(inIndexOrder(blocks), collectConverseBlock));
+        }
         return writer.finish(finishReasonOf(payload.stopReason));
       case 'metadata':
         this.#usage = payload.usage;

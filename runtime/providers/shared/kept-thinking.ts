@@ -35,6 +35,33 @@ export class ThinkingCollector {
   }
 }
 
+/** A family's reader of one of an answer's blocks (a JSON answer's, or a stream's once complete) into a collector. */
+export type BlockReader = (collector: ThinkingCollector, block: Record<string, any>) => void;
+
+/** What an answer's blocks, in order, hand over to be kept (entries that are not objects passed over). */
+export function keptOf(blocks: Iterable<unknown>, read: BlockReader): KeptThinking | null {
+  const collector = new ThinkingCollector();
+  for (const block of blocks) if (block !== null && typeof block === 'object' && !Array.isArray(block)) read(collector, block as Record<string, any>);
+  return collector.kept();
+}
+
+/** A stream's blocks, held by their index as their events come, in the answer's order. */
+export function inIndexOrder<T>(blocks: ReadonlyMap<number, T>): T[] {
+  return [...blocks.keys()].sort((a, b) => a - b).map((index) => blocks.get(index)!);
+}
+
+/** Hands what `kept` finds to `keep`: only when someone keeps thinking (`kept` is not even run otherwise) and it found some. */
+export function handOver(keep: ((kept: KeptThinking) => void) | null | undefined, kept: () => KeptThinking | null): void {
+  if (keep === null || keep === undefined) return;
+  const found = kept();
+  if (found !== null) keep(found);
+}
+
+/** The name a chat body's mapping is kept under (shared/mapped-body.ts): another when kept thinking goes into it. */
+export function mappingWithKept(name: string, kept: ReadonlyMap<string, KeptThinking> | null): string {
+  return kept === null ? name : `${name}+kept`;
+}
+
 /**
  * An assistant turn's blocks with the thinking kept for its tool calls (`idOf` names a block's call,
  * null for any other block) put back before each call, the first call's before the turn's text too,

@@ -7,7 +7,7 @@ import type { Exchange } from '../../exchange.ts';
 import { passThroughDialect, type TextDialect } from '../../metered-pass-through.ts';
 import { isObject } from '../own-text/own-text.ts';
 import { passedOn } from '../phase-bodies.ts';
-import type { TurnMemory } from '../../turn-memory/turn-memory.ts';
+import { type TurnMemory, turnScope } from '../../turn-memory/turn-memory.ts';
 import { recallOriginals, rememberOriginals } from './reasoning-memory.ts';
 import { ENCODED_REASONING, rewrittenReasoning, SIGNED_REASONING } from './signed-reasoning.ts';
 
@@ -40,7 +40,7 @@ export async function putBackReasoning(x: Exchange, memory: TurnMemory): Promise
   if (!isObject(params)) return null;
   const blocks = reasoning.inRequest(params);
   if (blocks.length === 0) return null;
-  const originals = await recallOriginals(memory, scopeOf(x), blocks);
+  const originals = await recallOriginals(memory, turnScope(x), blocks);
   if (originals.size === 0) return null;
   const restored = reasoning.restored(params, (block) => originals.get(block.signature) ?? null);
   x.params = restored;
@@ -57,10 +57,6 @@ export function sentBack(x: Exchange, sent: SentBody): void {
 /** Remembers what the checks' rewrite of an answer (`answer` into `judged`) changed of its signed reasoning. */
 export function rememberRewritten(memory: TurnMemory, x: Exchange, dialect: TextDialect, answer: unknown, judged: unknown): Promise<void> {
   const blocks = rewrittenReasoning(dialect, answer, judged);
-  return blocks.length === 0 ? Promise.resolve() : rememberOriginals(memory, scopeOf(x), blocks);
+  return blocks.length === 0 ? Promise.resolve() : rememberOriginals(memory, turnScope(x), blocks);
 }
 
-/** The organisation of the key that called: what an original is kept for (a request without a stored key, a test's: ''). */
-function scopeOf(x: Exchange): string {
-  return x.caller?.organisationId ?? '';
-}
