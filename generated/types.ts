@@ -1049,6 +1049,10 @@ export interface ChatCompletionTranslated {
   presence_penalty?: number | null;
   frequency_penalty?: number | null;
   logprobs?: boolean | null;
+  /**
+   * The chat API's effort levels; a family maps them to its own thinking (docs/providers.md).
+   */
+  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | null;
   response_format?: {
     type: string;
     [k: string]: unknown;

@@ -6113,7 +6113,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"reasoning_effort":{"description":"The chat API's effort levels; a family maps them to its own thinking (docs/providers.md).","enum":["none","minimal","low","medium","high","xhigh",null]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema100 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
 const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
 const schema96 = {"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}};
@@ -7869,29 +7869,12 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.response_format !== undefined){
-let data26 = data.response_format;
+if(data.reasoning_effort !== undefined){
+let data26 = data.reasoning_effort;
 const _errs63 = errors;
-if((!(data26 && typeof data26 == "object" && !Array.isArray(data26))) && (data26 !== null)){
-validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/type",keyword:"type",params:{type: schema92.properties.response_format.type},message:"must be object,null"}];
+if(!(((((((data26 === "none") || (data26 === "minimal")) || (data26 === "low")) || (data26 === "medium")) || (data26 === "high")) || (data26 === "xhigh")) || (data26 === null))){
+validate62.errors = [{instancePath:instancePath+"/reasoning_effort",schemaPath:"#/properties/reasoning_effort/enum",keyword:"enum",params:{allowedValues: schema92.properties.reasoning_effort.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-if(errors === _errs63){
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-let missing3;
-if((data26.type === undefined) && (missing3 = "type")){
-validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
-return false;
-}
-else {
-if(data26.type !== undefined){
-if(typeof data26.type !== "string"){
-validate62.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
 }
 var valid0 = _errs63 === errors;
 }
@@ -7899,16 +7882,47 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.response_format !== undefined){
+let data27 = data.response_format;
+const _errs64 = errors;
+if((!(data27 && typeof data27 == "object" && !Array.isArray(data27))) && (data27 !== null)){
+validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/type",keyword:"type",params:{type: schema92.properties.response_format.type},message:"must be object,null"}];
+return false;
+}
+if(errors === _errs64){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let missing3;
+if((data27.type === undefined) && (missing3 = "type")){
+validate62.errors = [{instancePath:instancePath+"/response_format",schemaPath:"#/properties/response_format/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+if(data27.type !== undefined){
+if(typeof data27.type !== "string"){
+validate62.errors = [{instancePath:instancePath+"/response_format/type",schemaPath:"#/properties/response_format/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs64 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.user !== undefined){
-const _errs67 = errors;
+const _errs68 = errors;
 if(typeof data.user !== "string"){
 validate62.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs67 === errors;
+var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -7939,7 +7953,7 @@ return false;
 validate62.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"model":true,"messages":true,"tools":true,"tool_choice":true,"parallel_tool_calls":true,"stream":true,"stream_options":true,"max_tokens":true,"max_completion_tokens":true,"temperature":true,"top_p":true,"top_k":true,"stop":true,"n":true,"seed":true,"presence_penalty":true,"frequency_penalty":true,"logprobs":true,"response_format":true,"user":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"model":true,"messages":true,"tools":true,"tool_choice":true,"parallel_tool_calls":true,"stream":true,"stream_options":true,"max_tokens":true,"max_completion_tokens":true,"temperature":true,"top_p":true,"top_k":true,"stop":true,"n":true,"seed":true,"presence_penalty":true,"frequency_penalty":true,"logprobs":true,"reasoning_effort":true,"response_format":true,"user":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCompletionCreate = validate69;
 const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/completion-create.json","title":"CompletionCreate","description":"Body of POST /v1/completions (SPEC §4.9, limits §8). Cross-field rules: `best_of` must be greater than `n` when both are numbers; `best_of` above 1 cannot be streamed; `stream_options` needs `stream: true`. Prompt tokens plus `max_tokens` against the model context length is the provider's check.","type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"prompt":{"description":"A string, an array of strings, an array of token IDs, or an array of token-ID arrays.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","items":{"type":"integer","minimum":0}},{"type":"array","items":{"type":"array","items":{"type":"integer","minimum":0}}}]},"best_of":{"type":["integer","null"],"minimum":0,"maximum":20,"default":1},"echo":{"type":["boolean","null"],"default":false},"frequency_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"logit_bias":{"type":["object","null"],"description":"Token ID (as a decimal string) to a bias from -100 to 100.","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":["integer","null"],"minimum":0,"maximum":5},"max_tokens":{"type":["integer","null"],"minimum":0,"default":16},"n":{"type":["integer","null"],"minimum":1,"maximum":128,"default":1},"presence_penalty":{"type":["number","null"],"minimum":-2,"maximum":2,"default":0},"seed":{"type":["integer","null"],"description":"Best-effort determinism. The bounds are the signed 64-bit range as JSON numbers carry it.","minimum":-9223372036854776000,"maximum":9223372036854776000},"stop":{"description":"Up to 4 sequences; the output omits the stop sequence.","anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"stream":{"type":["boolean","null"],"default":false,"description":"Data-only server-sent events ending with `data: [DONE]`."},"stream_options":{"type":["object","null"],"description":"Only with `stream: true`. Fields beyond `include_usage` are provider-defined.","additionalProperties":true,"properties":{"include_usage":{"type":"boolean"}}},"suffix":{"type":["string","null"]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2,"default":1},"top_p":{"type":["number","null"],"minimum":0,"maximum":1,"default":1},"user":{"type":"string","description":"End-user identifier."}},"allOf":[{"description":"best_of must be greater than n when both are numbers.","if":{"required":["best_of","n"],"properties":{"best_of":{"type":"integer"},"n":{"type":"integer"}}},"then":{"properties":{"best_of":{"type":"integer","exclusiveMinimum":{"$data":"1/n"}}}}},{"description":"best_of above 1 cannot be streamed.","if":{"required":["stream"],"properties":{"stream":{"const":true}}},"then":{"properties":{"best_of":{"type":["integer","null"],"maximum":1}}}},{"description":"stream_options only when stream is true.","if":{"required":["stream_options"],"properties":{"stream_options":{"type":"object"}}},"then":{"required":["stream"],"properties":{"stream":{"const":true}}}}]};

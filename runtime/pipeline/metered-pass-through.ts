@@ -21,6 +21,7 @@
 import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
+import { CLAUDE_MODEL } from '../providers/cloudc/request.ts';
 import type { Exchange } from './exchange.ts';
 import type { ChatDialect, UsageDialect } from './log/usage-of.ts';
 
@@ -39,8 +40,6 @@ const GENERATE_CONTENT_MODEL = /\/models\/([^/?:]+):(?:streamGenerateContent|gen
 const CONVERSE_PATH = /^\/model\/([^/?]+)\/(?:converse|converse-stream)(?:\?|$)/;
 /** invoke on the model its path names, in that model vendor's own format. */
 const INVOKE_PATH = /^\/model\/([^/?]+)\/(?:invoke|invoke-with-response-stream)(?:\?|$)/;
-/** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API. */
-const CLAUDE_MODEL = /anthropic\.claude/;
 /** An Amazon Nova understanding model (`amazon.nova-lite-v1:0`, `us.amazon.nova-2-lite-v1:0`), whose invoke takes and answers converse's shapes; not Canvas, Reel or Sonic. */
 const NOVA_MODEL = /amazon\.nova-(?:2-)?(?:micro|lite|pro|premier)/;
 /** An Amazon Titan text model, whose invoke takes `inputText` and answers `results[].outputText`. */

@@ -260,11 +260,10 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     expect(sentChats()).toBe(before);
   });
 
-  it('names the Responses request\'s fields when the chat call it became is refused (the messages API has no reasoning effort)', async () => {
+  it('names the Responses request\'s fields when the chat call it became is refused (the messages API has no verbosity)', async () => {
     const sent = () => gw.messages.requests.length;
     const before = sent();
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ reasoning: { effort: 'low' } }, 'reasoning.effort', '"reasoning.effort"'],
       [{ text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } }, 'text.format', 'text.format "json_schema"'],
       [{ text: { verbosity: 'low' } }, 'text.verbosity', '"text.verbosity"'],
     ];

@@ -5,7 +5,7 @@
 import { describe, expect } from 'vitest';
 import { test } from '@fast-check/vitest';
 import { anthropicAdapter } from '../../runtime/providers/anthropic/index.ts';
-import { DEFAULT_MAX_TOKENS } from '../../runtime/providers/anthropic/request.ts';
+import { DEFAULT_ANSWER_TOKENS } from '../../runtime/providers/shared/reasoning-effort.ts';
 import { cloudbAdapter } from '../../runtime/providers/cloudb/index.ts';
 import { cloudcAdapter } from '../../runtime/providers/cloudc/index.ts';
 import type { ChatRequest } from '../../runtime/providers/shared/chat.ts';
@@ -81,7 +81,7 @@ describe('chat → provider request transforms', () => {
     const sent = sentJson(await prepare(anthropicAdapter(), { body: chat }));
     expect(messagesTranscript(sent)).toEqual(chatTranscript(chat));
     expect(alternates(sent.messages.map((m: Json) => m.role))).toBe(true);
-    expect(sent.max_tokens).toBe(chat.max_tokens ?? DEFAULT_MAX_TOKENS);
+    expect(sent.max_tokens).toBe(chat.max_tokens ?? DEFAULT_ANSWER_TOKENS);
     expect(sent.temperature).toBe(chat.temperature ?? undefined);
     expect(sent.top_p).toBe(chat.top_p ?? undefined);
     expect(sent.stop_sequences).toEqual(stopOf(chat));

@@ -1,6 +1,6 @@
 // What a translation does with chat parameters its family's API has no field for: the documented
 // hints (seed, penalties, caching and billing keys, the caller) are dropped, and leave the translated
-// request exactly as it is without them; any other parameter it does not read (reasoning_effort,
+// request exactly as it is without them; any other parameter it does not read (verbosity,
 // modalities, a misspelt temprature) is a 400 unsupported_parameter naming it, never dropped. And
 // whatever shape a field it reads has, the translation answers or refuses with a gateway error:
 // never a failure inside it (a tool without its function once was a 500).
@@ -17,9 +17,9 @@ import { chatRequestArb } from './chat-arbitraries.ts';
 
 /** Each translating family, with the parameters beyond CHAT_PARAMS_READ that it maps. */
 const FAMILIES: Array<{ name: string; translate: (chat: ChatRequest) => unknown; maps: string[] }> = [
-  { name: 'messages', translate: (chat) => toMessagesRequest(chat, 'anthropic'), maps: ['top_k', 'user', 'thinking', 'parallel_tool_calls'] },
-  { name: 'cloudb', translate: (chat) => toGenerateContentRequest(chat, 'cloudb'), maps: ['top_k', 'seed', 'presence_penalty', 'frequency_penalty'] },
-  { name: 'cloudc', translate: (chat) => toConverseRequest(chat, 'cloudc'), maps: [] },
+  { name: 'messages', translate: (chat) => toMessagesRequest(chat, 'anthropic'), maps: ['top_k', 'user', 'thinking', 'reasoning_effort', 'parallel_tool_calls'] },
+  { name: 'cloudb', translate: (chat) => toGenerateContentRequest(chat, 'cloudb'), maps: ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort'] },
+  { name: 'cloudc', translate: (chat) => toConverseRequest(chat, 'cloudc'), maps: ['reasoning_effort'] },
 ];
 
 const hintValue = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('u-1', 'flex', 'conv-7'), fc.boolean(), fc.constant({ team: 'a' }));
@@ -39,7 +39,7 @@ const HINT_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   parallel_tool_calls: fc.boolean(),
 };
 /** Vendor chat parameters no translation maps, and names no API has. */
-const UNMAPPED = ['reasoning_effort', 'verbosity', 'modalities', 'audio', 'prediction', 'web_search_options', 'functions', 'function_call', 'top_logprobs', 'temprature', 'x_custom'];
+const UNMAPPED = ['verbosity', 'modalities', 'audio', 'prediction', 'web_search_options', 'functions', 'function_call', 'top_logprobs', 'temprature', 'x_custom'];
 
 function refusal(run: () => unknown): GatewayError | null {
   try {
@@ -88,7 +88,7 @@ it('cloud B embeddings: the caller is dropped, any parameter the translation doe
 });
 
 /** Fields the translations read, and where in a message. */
-const READ_FIELDS = ['tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'max_tokens', 'n', 'response_format', 'stream_options', 'messages'];
+const READ_FIELDS = ['tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'max_tokens', 'n', 'response_format', 'stream_options', 'reasoning_effort', 'messages'];
 const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 
 describe.each(FAMILIES)('$name translation of malformed input', ({ translate }) => {

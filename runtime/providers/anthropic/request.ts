@@ -3,16 +3,14 @@
 // `image` blocks. Consecutive turns of one role are merged, as the messages API wants alternation.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest, type ChatToolChoice,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptMessagesThinking } from './kept-thinking.ts';
-
-/** The messages API requires max_tokens; chat completions make it optional. */
-export const DEFAULT_MAX_TOKENS = 4096;
+import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/reasoning-effort.ts';
 
 export type MessagesBlock = (
   | { type: 'text'; text: string }
@@ -45,7 +43,7 @@ export interface MessagesRequest {
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
-const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'parallel_tool_calls']);
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'user', 'thinking', 'reasoning_effort', 'parallel_tool_calls']);
 
 /** `kept`: signed thinking kept from earlier answers, put back before the tool calls it led to (kept-thinking.ts). */
 export function toMessagesRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): MessagesRequest {
@@ -73,7 +71,8 @@ export function toMessagesRequest(chat: ChatRequest, provider: string, kept: Rea
       turns.push(turn);
     }
   }
-  const request: MessagesRequest = { model: chat.model, max_tokens: maxTokensOf(chat) ?? DEFAULT_MAX_TOKENS, messages: turns };
+  const { thinking, maxTokens } = claudeThinkingOf(chat, provider);
+  const request: MessagesRequest = { model: chat.model, max_tokens: maxTokens ?? DEFAULT_ANSWER_TOKENS, messages: turns };
   if (system.length > 0) request.system = system;
   if (typeof chat.temperature === 'number') request.temperature = chat.temperature;
   if (typeof chat.top_p === 'number') request.top_p = chat.top_p;
@@ -82,7 +81,7 @@ export function toMessagesRequest(chat: ChatRequest, provider: string, kept: Rea
   if (stop !== undefined) request.stop_sequences = stop;
   if (chat.stream === true) request.stream = true;
   if (typeof chat.user === 'string') request.metadata = { user_id: chat.user };
-  if (chat.thinking !== undefined && chat.thinking !== null) request.thinking = chat.thinking;
+  if (thinking !== undefined) request.thinking = thinking;
   if (Array.isArray(chat.tools) && chat.tools.length > 0) {
     request.tools = chat.tools.map((tool) => withMark({
       name: tool.function.name,

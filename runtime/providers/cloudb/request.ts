@@ -1,6 +1,7 @@
 // Chat completions → generateContent: system prompts into `systemInstruction`, turns into
 // `contents` (assistant → `model`), tool calls into `functionCall` parts and tool answers into
-// `functionResponse` parts (named by looking the call id up), sampling into `generationConfig`.
+// `functionResponse` parts (named by looking the call id up), sampling and the reasoning effort
+// into `generationConfig`.
 import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, stopList, textOf,
@@ -10,6 +11,7 @@ import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptSignatures } from './kept-thinking.ts';
+import { geminiThinkingOf } from '../shared/reasoning-effort.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -32,7 +34,7 @@ export interface GenerateContentRequest {
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
-const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty']);
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort']);
 
 /** `kept`: thought signatures kept from earlier answers, put back on the calls they came with (kept-thinking.ts). */
 export function toGenerateContentRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): GenerateContentRequest {
@@ -59,7 +61,7 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string, ke
   }
   const request: GenerateContentRequest = { contents };
   if (system.length > 0) request.systemInstruction = { parts: system };
-  const config = generationConfigOf(chat);
+  const config = generationConfigOf(chat, provider);
   if (Object.keys(config).length > 0) request.generationConfig = config;
   if (Array.isArray(chat.tools) && chat.tools.length > 0) {
     request.tools = [{
@@ -125,7 +127,7 @@ function partOf(part: ChatContentPart): GenerateContentPart {
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to generateContent.`, 'messages');
 }
 
-function generationConfigOf(chat: ChatRequest): Record<string, unknown> {
+function generationConfigOf(chat: ChatRequest, provider: string): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   if (typeof chat.temperature === 'number') config.temperature = chat.temperature;
   if (typeof chat.top_p === 'number') config.topP = chat.top_p;
@@ -144,6 +146,8 @@ function generationConfigOf(chat: ChatRequest): Record<string, unknown> {
     config.responseMimeType = 'application/json';
     if (format.json_schema?.schema !== undefined) config.responseJsonSchema = format.json_schema.schema;
   }
+  const thinking = geminiThinkingOf(chat, provider);
+  if (thinking !== undefined) config.thinkingConfig = thinking;
   return config;
 }
 

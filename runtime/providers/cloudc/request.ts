@@ -4,13 +4,14 @@
 // of one role are merged: converse wants them alternating.
 import { GatewayError } from '../../core/errors.ts';
 import {
-  argumentsObject, maxTokensOf, parseDataUrl, requireSingleChoice, stopList, textOf,
+  argumentsObject, parseDataUrl, requireSingleChoice, stopList, textOf,
   type ChatContentPart, type ChatMessage, type ChatRequest,
 } from '../shared/chat.ts';
 import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptConverseThinking } from './kept-thinking.ts';
+import { claudeThinkingOf } from '../shared/reasoning-effort.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {
@@ -42,8 +43,11 @@ export interface ConverseRequest {
   additionalModelRequestFields?: { thinking: unknown };
 }
 
+/** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API and whose converse takes `thinking`. */
+export const CLAUDE_MODEL = /anthropic\.claude/;
+
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
-const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'thinking']);
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'thinking', 'reasoning_effort']);
 
 /** `kept`: signed thinking kept from earlier answers, put back before the tool calls it led to (kept-thinking.ts). */
 export function toConverseRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): ConverseRequest {
@@ -72,7 +76,11 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   const request: ConverseRequest = { messages };
   if (system.length > 0) request.system = system;
   const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
-  const maxTokens = maxTokensOf(chat);
+  // The effort maps to a Claude model's thinking; other models' reasoning controls are their own.
+  if (chat.reasoning_effort != null && !CLAUDE_MODEL.test(chat.model ?? '')) {
+    throw new GatewayError('unsupported_parameter', `The gateway maps "reasoning_effort" to a Claude model's thinking on the provider "${provider}"; the model "${chat.model}" is not one.`, 'reasoning_effort');
+  }
+  const { thinking, maxTokens } = claudeThinkingOf(chat, provider);
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (typeof chat.temperature === 'number') inference.temperature = chat.temperature;
   if (typeof chat.top_p === 'number') inference.topP = chat.top_p;
@@ -80,7 +88,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   if (stop !== undefined) inference.stopSequences = stop;
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
   // A Claude model's extended thinking, in its own fields (a model without it refuses them).
-  if (chat.thinking !== undefined && chat.thinking !== null) request.additionalModelRequestFields = { thinking: chat.thinking };
+  if (thinking !== undefined) request.additionalModelRequestFields = { thinking };
   const choice = chat.tool_choice;
   // "none" has no converse form: without tool history the tools are left out, so none can be called.
   const dropTools = choice === 'none' && !usesTools;

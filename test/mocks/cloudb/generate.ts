@@ -2,7 +2,8 @@
 // the service answers them. Bodies are checked the way the service does (contents, roles, parts,
 // function responses answering a call), and the reply is the instance label and the prompt's words,
 // a functionCall when functions are declared (a Gemini 3 model's with a thought signature, which it
-// wants back on that call's part in later turns), several candidates for candidateCount. A request that
+// wants back on that call's part in later turns), several candidates for candidateCount; a thinking config
+// checked as the service checks it, its thought tokens counted. A request that
 // repeats an earlier one's system instruction and turns has them read from the implicit cache
 // (usageMetadata.cachedContentTokenCount).
 import type { MockContext } from '../vendor/context.ts';
@@ -45,6 +46,28 @@ function callSignature(call: Json): string {
   return reasoningSignature(`${call.name}:${JSON.stringify(call.args ?? {})}`);
 }
 
+const THINKING_LEVELS: Readonly<Record<string, number>> = { MINIMAL: 4, LOW: 16, MEDIUM: 128, HIGH: 384 };
+
+/** Gemini 3 and later think at a level; earlier models within a budget (2.5 Pro cannot stop thinking). */
+function thinkingConfigRefusal(config: Json | undefined, model: string): string | null {
+  if (config === undefined) return null;
+  const major = Number(/^gemini-(\d+)/.exec(model)?.[1] ?? 0);
+  if (config.thinkingLevel !== undefined && config.thinkingBudget !== undefined) return 'You can only set only one of thinking budget and thinking level.';
+  if (config.thinkingLevel !== undefined) {
+    if (major < 3) return 'Thinking level is not supported for this model.';
+    if (THINKING_LEVELS[String(config.thinkingLevel).toUpperCase()] === undefined) return `Invalid value at 'generation_config.thinking_config.thinking_level' (type.googleapis.com/google.cloud.aiplatform.v1.GenerationConfig.ThinkingConfig.ThinkingLevel), "${String(config.thinkingLevel)}"`;
+  }
+  if (config.thinkingBudget === 0 && /pro/.test(model)) return 'Budget 0 is invalid. This model only works in thinking mode.';
+  return null;
+}
+
+/** The thought tokens the mock's model spends as its thinking config asks: a level's fixed count, or a 64th of the budget. */
+function thoughtTokensOf(config: Json | undefined): number | undefined {
+  if (config === undefined) return undefined;
+  if (config.thinkingLevel !== undefined) return THINKING_LEVELS[String(config.thinkingLevel).toUpperCase()];
+  return typeof config.thinkingBudget === 'number' && config.thinkingBudget > 0 ? Math.floor(config.thinkingBudget / 64) : 0;
+}
+
 /** The service's own checks; answers 400 and returns null on a bad body. */
 async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const body = jsonObject(ctx);
@@ -53,6 +76,8 @@ async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
     return null;
   };
   if (body === null) return bad('Invalid JSON payload received.');
+  const thinking = thinkingConfigRefusal((body.generationConfig as Json | undefined)?.thinkingConfig, model);
+  if (thinking !== null) return bad(thinking);
   if (!Array.isArray(body.contents) || body.contents.length === 0) return bad('Unable to submit request because it must have at least one contents field.');
   let previous: Json | null = null;
   for (const [i, turn] of (body.contents as Json[]).entries()) {
@@ -122,9 +147,12 @@ function implicitlyCached(cache: MockPromptCache, body: Json, promptTokens: numb
   return Math.min(cache.use(items).read, promptTokens);
 }
 
-function usage(promptTokens: number, cached: number, candidates: Candidate[]): Json {
+function usage(promptTokens: number, cached: number, candidates: Candidate[], thoughts: number | undefined): Json {
   const out = candidates.reduce((n, c) => n + c.tokens, 0);
-  return { promptTokenCount: promptTokens, ...(cached > 0 ? { cachedContentTokenCount: cached } : {}), candidatesTokenCount: out, totalTokenCount: promptTokens + out };
+  return {
+    promptTokenCount: promptTokens, ...(cached > 0 ? { cachedContentTokenCount: cached } : {}), candidatesTokenCount: out,
+    ...(thoughts !== undefined ? { thoughtsTokenCount: thoughts } : {}), totalTokenCount: promptTokens + out + (thoughts ?? 0),
+  };
 }
 
 export async function generateContent(ctx: MockContext, model: string, streamed: boolean, cache: MockPromptCache): Promise<void> {
@@ -132,12 +160,13 @@ export async function generateContent(ctx: MockContext, model: string, streamed:
   if (body === null) return;
   const { candidates, promptTokens } = answer(ctx, body, SIGNS_CALLS.test(model));
   const cached = implicitlyCached(cache, body, promptTokens);
+  const thoughts = thoughtTokensOf(body.generationConfig?.thinkingConfig);
   const responseId = vendorId('resp-');
   const createTime = new Date().toISOString();
   if (!streamed) {
     return sendJson(ctx, {
       candidates: candidates.map((c, index) => ({ content: { role: 'model', parts: mergeText(c.parts) }, finishReason: c.finishReason, index })),
-      usageMetadata: usage(promptTokens, cached, candidates),
+      usageMetadata: usage(promptTokens, cached, candidates, thoughts),
       modelVersion: model,
       createTime,
       responseId,
@@ -149,7 +178,7 @@ export async function generateContent(ctx: MockContext, model: string, streamed:
     const final = i === first.parts.length - 1;
     chunks.push({
       candidates: [{ content: { role: 'model', parts: [part] }, ...(final ? { finishReason: first.finishReason } : {}), index: 0 }],
-      ...(final ? { usageMetadata: usage(promptTokens, cached, [first]) } : {}),
+      ...(final ? { usageMetadata: usage(promptTokens, cached, [first], thoughts) } : {}),
       modelVersion: model,
       createTime,
       responseId,

@@ -2,7 +2,7 @@
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
 // prompt's words, or a toolUse when tools are configured, after a signed reasoning block when a
-// Claude model's thinking is asked for (a reasoning block sent back with another text is refused, and
+// Claude model's thinking is asked for (its budget, limit and temperature checked; a reasoning block sent back with another text is refused, and
 // so is a tool result answering an assistant turn that does not begin with its reasoning).
 // Streams use the binary event framing.
 // cachePoint blocks (at most four) are breakpoints of the instance's prompt cache; the usage then
@@ -14,6 +14,7 @@ import { pieces, sendBytes, sendEvents } from '../http/respond.ts';
 import { eventMessage, exceptionMessage } from './event-stream.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
+import { claudeThinkingRefusal } from '../http/claude-thinking.ts';
 
 type Json = Record<string, any>;
 
@@ -51,6 +52,8 @@ export async function checkConverse(ctx: MockContext, body: Json | null): Promis
   };
   if (body === null) return bad('Malformed input request, please reformat your input and try again.');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
+  const thinking = claudeThinkingRefusal(body.additionalModelRequestFields?.thinking, body.inferenceConfig?.maxTokens, body.inferenceConfig?.temperature);
+  if (thinking !== null) return bad(`The model returned the following errors: ${thinking}`);
   let previous: Json | null = null;
   let usesTools = false;
   for (const [i, message] of (body.messages as Json[]).entries()) {

@@ -1,7 +1,7 @@
 // POST /v1/messages as the messages API answers it: checks the body the way the API does
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
-// a thinking block when thinking is enabled (signed: a thinking block sent back with another text is
+// a thinking block when thinking is enabled (its budget, limit and temperature checked; signed: a thinking block sent back with another text is
 // refused, as the API refuses it, and so is a tool result answering an assistant turn that does not
 // begin with its thinking), as JSON or as the API's SSE event sequence. Blocks
 // marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
@@ -14,6 +14,7 @@ import { pieces, sendEvents } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
+import { claudeThinkingRefusal } from '../http/claude-thinking.ts';
 
 type Block = Record<string, any>;
 
@@ -62,6 +63,8 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
   // A token count takes the create call's body without its max_tokens.
   if (!counting && (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)) return bad('max_tokens: Field required');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
+  const thinking = claudeThinkingRefusal(body.thinking, counting ? undefined : body.max_tokens, body.temperature);
+  if (thinking !== null) return bad(thinking);
   if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
   const turns: Turn[] = [];
   for (const [i, message] of (body.messages as Record<string, unknown>[]).entries()) {

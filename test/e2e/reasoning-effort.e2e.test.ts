@@ -1,0 +1,165 @@
+// The chat API's reasoning_effort, sent by the official OpenAI SDK through the gateway to the
+// families that ask for thinking otherwise, against mocks that check the thinking the way the
+// services do (Claude: budget of at least 1,024, below max_tokens, temperature 1; Gemini: a level
+// for Gemini 3 and later, a budget before, 2.5 Pro unable to stop thinking) and count thought
+// tokens as the config asks. A Claude agent with tools and an effort runs its second turn unchanged
+// (the thinking is put back as for `thinking`); the emulated Responses API's reasoning.effort goes the
+// same way; what no mapping can honour is refused before any request is sent.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
+import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const KEY = 'gw-reasoning-effort';
+
+let served: ServedConfigs;
+let messages: MockServer;
+let cloudc: MockServer;
+let cloudb: CloudbMock;
+
+beforeAll(async () => {
+  [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
+  served = await serveConfigs('reasoning-effort', KEY, {
+    claude: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
+    gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
+    converse: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await Promise.all([messages, cloudc, cloudb].map((m) => m?.close()));
+});
+
+const client = (config: string) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
+const CLAUDE_MODEL = { claude: 'claude-sonnet-4-5', converse: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' } as const;
+type Chat = OpenAI.Chat.Completions.ChatCompletion;
+type Reasoned = OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string };
+
+/** The body the mock behind a Claude config got last, read as (thinking, limit). */
+function sentThinking(config: 'claude' | 'converse'): { thinking: unknown; limit: unknown } {
+  if (config === 'claude') {
+    const body = messages.requests.at(-1)!.json as Record<string, any>;
+    return { thinking: body.thinking, limit: body.max_tokens };
+  }
+  const body = cloudc.requests.at(-1)!.json as Record<string, any>;
+  return { thinking: body.additionalModelRequestFields?.thinking, limit: body.inferenceConfig?.maxTokens };
+}
+
+/** The GatewayError body the SDK threw, or null. */
+async function refused(call: Promise<unknown>): Promise<{ status: number; code: unknown; param: unknown; message: string } | null> {
+  try {
+    await call;
+    return null;
+  } catch (error) {
+    if (!(error instanceof OpenAI.APIError)) throw error;
+    const body = error.error as { code?: unknown; param?: unknown; message?: string } | undefined;
+    return { status: error.status ?? 0, code: body?.code, param: body?.param, message: body?.message ?? error.message };
+  }
+}
+
+describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude model (%s)', (config) => {
+  const model = CLAUDE_MODEL[config];
+  const label = config === 'claude' ? 'messages' : 'cloudc';
+
+  it('asks for thinking with the effort\'s budget and room for the answer; the thinking comes back as reasoning_content', async () => {
+    const answer = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'why is the sky blue' }], reasoning_effort: 'medium' });
+    expect(sentThinking(config)).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 }, limit: 8192 + 4096 });
+    expect((answer.choices[0]!.message as Reasoned).reasoning_content).toBe(`[${label}] thinking about: why is the sky blue`);
+    const limited = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'and the sea' }], reasoning_effort: 'low', max_completion_tokens: 3000 });
+    expect(sentThinking(config)).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 }, limit: 3000 });
+    expect(limited.choices[0]!.message.content).toContain('and the sea');
+  });
+
+  it('an agent with tools and an effort runs its second turn unchanged: the signed thinking is put back', async () => {
+    const question = `look it up with effort through ${config}`;
+    const first = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: question }], tools: TOOLS, reasoning_effort: 'low' });
+    const calls = first.choices[0]!.message.tool_calls ?? [];
+    expect(calls.length).toBe(1);
+    const second = await client(config).chat.completions.create({
+      model, tools: TOOLS, reasoning_effort: 'low',
+      messages: [{ role: 'user', content: question }, { role: 'assistant', content: first.choices[0]!.message.content, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }],
+    });
+    expect(second.choices[0]!.message.content).toContain('tool said done');
+  });
+
+  it('none asks for no thinking', async () => {
+    const answer = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'quick one' }], reasoning_effort: 'none' });
+    expect(sentThinking(config).thinking).toBeUndefined();
+    expect((answer.choices[0]!.message as Reasoned).reasoning_content).toBeUndefined();
+  });
+
+  it('refuses, sending nothing, a limit the budget does not fit under and thinking sent beside an effort; relays the model\'s refusal of a temperature', async () => {
+    const mock = config === 'claude' ? messages : cloudc;
+    const before = mock.requests.length;
+    const small = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high', max_completion_tokens: 2000 }));
+    expect(small).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning_effort' });
+    expect(small?.message).toContain('above 24576');
+    const both = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', thinking: { type: 'enabled', budget_tokens: 2048 } } as never));
+    expect(both).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning_effort' });
+    const unknown = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'max' } as never));
+    expect(unknown).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning_effort' });
+    expect(mock.requests.length).toBe(before);
+    const warm = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.2 }));
+    expect(warm?.status).toBe(400);
+    expect(warm?.message).toContain('`temperature` may only be set to 1 when thinking is enabled');
+  });
+});
+
+it('converse refuses an effort for a model that is not Claude', async () => {
+  const before = cloudc.requests.length;
+  const error = await refused(client('converse').chat.completions.create({ model: 'amazon.nova-pro-v1:0', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }));
+  expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
+  expect(cloudc.requests.length).toBe(before);
+});
+
+describe('reasoning_effort to Gemini', () => {
+  const sentConfig = () => (cloudb.requests.at(-1)!.json as Record<string, any>).generationConfig?.thinkingConfig;
+  const reasoningTokens = (answer: Chat) => answer.usage?.completion_tokens_details?.reasoning_tokens;
+
+  it('before Gemini 3: the effort\'s budget, the model thinking as much as it allows; none: no thinking', async () => {
+    const high = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'think hard' }], reasoning_effort: 'high' });
+    expect(sentConfig()).toEqual({ thinkingBudget: 24576 });
+    expect(reasoningTokens(high)).toBe(384);
+    const low = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'think a little' }], reasoning_effort: 'low' });
+    expect(reasoningTokens(low)).toBe(16);
+    const none = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'do not think' }], reasoning_effort: 'none' });
+    expect(sentConfig()).toEqual({ thinkingBudget: 0 });
+    expect(reasoningTokens(none)).toBe(0);
+    // 2.5 Pro cannot stop thinking: the service's refusal comes back.
+    const pro = await refused(client('gemini').chat.completions.create({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'do not think' }], reasoning_effort: 'none' }));
+    expect(pro?.status).toBe(400);
+    expect(pro?.message).toContain('only works in thinking mode');
+  });
+
+  it('Gemini 3: the effort as its level, streamed too; none and xhigh refused before sending', async () => {
+    const low = await client('gemini').chat.completions.create({ model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'level low' }], reasoning_effort: 'low' });
+    expect(sentConfig()).toEqual({ thinkingLevel: 'low' });
+    expect(reasoningTokens(low)).toBe(16);
+    const stream = await client('gemini').chat.completions.create({ model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'level medium' }], reasoning_effort: 'medium', stream: true, stream_options: { include_usage: true } });
+    let usage: OpenAI.Completions.CompletionUsage | undefined;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(sentConfig()).toEqual({ thinkingLevel: 'medium' });
+    expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(128);
+    const before = cloudb.requests.length;
+    for (const effort of ['none', 'xhigh'] as const) {
+      const error = await refused(client('gemini').chat.completions.create({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: effort }));
+      expect(error, effort).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
+    }
+    expect(cloudb.requests.length).toBe(before);
+  });
+});
+
+it('the emulated Responses API\'s reasoning.effort reaches Claude as thinking; a refusal names the Responses field', async () => {
+  const created = await client('claude').responses.create({ model: 'claude-sonnet-4-5', input: 'explain tides', reasoning: { effort: 'low' } });
+  expect(created.status).toBe('completed');
+  expect(sentThinking('claude')).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 }, limit: 1024 + 4096 });
+  const error = await refused(client('claude').responses.create({ model: 'claude-sonnet-4-5', input: 'explain tides', reasoning: { effort: 'high' }, max_output_tokens: 1000 }));
+  expect(error).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning/effort' });
+  expect(error?.message).toContain('"reasoning.effort" "high"');
+  expect(error?.message).not.toMatch(/reasoning_effort|max_completion_tokens/);
+});
