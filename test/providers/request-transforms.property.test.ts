@@ -5,7 +5,7 @@
 import { describe, expect } from 'vitest';
 import { test } from '@fast-check/vitest';
 import { anthropicAdapter } from '../../runtime/providers/anthropic/index.ts';
-import { DEFAULT_ANSWER_TOKENS } from '../../runtime/providers/shared/reasoning-effort.ts';
+import { DEFAULT_ANSWER_TOKENS } from '../../runtime/providers/shared/asked-thinking.ts';
 import { cloudbAdapter } from '../../runtime/providers/cloudb/index.ts';
 import { cloudcAdapter } from '../../runtime/providers/cloudc/index.ts';
 import type { ChatRequest } from '../../runtime/providers/shared/chat.ts';

@@ -18,7 +18,7 @@ import { chatRequestArb } from './chat-arbitraries.ts';
 /** Each translating family, with the parameters beyond CHAT_PARAMS_READ that it maps. */
 const FAMILIES: Array<{ name: string; translate: (chat: ChatRequest) => unknown; maps: string[] }> = [
   { name: 'messages', translate: (chat) => toMessagesRequest(chat, 'anthropic'), maps: ['top_k', 'user', 'thinking', 'reasoning_effort', 'parallel_tool_calls'] },
-  { name: 'cloudb', translate: (chat) => toGenerateContentRequest(chat, 'cloudb'), maps: ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort'] },
+  { name: 'cloudb', translate: (chat) => toGenerateContentRequest(chat, 'cloudb'), maps: ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort', 'thinking'] },
   { name: 'cloudc', translate: (chat) => toConverseRequest(chat, 'cloudc'), maps: ['reasoning_effort'] },
 ];
 

@@ -10,7 +10,7 @@ import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptMessagesThinking } from './kept-thinking.ts';
-import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/reasoning-effort.ts';
+import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/asked-thinking.ts';
 
 export type MessagesBlock = (
   | { type: 'text'; text: string }

@@ -1,7 +1,7 @@
 // Chat completions → generateContent: system prompts into `systemInstruction`, turns into
 // `contents` (assistant → `model`), tool calls into `functionCall` parts and tool answers into
-// `functionResponse` parts (named by looking the call id up), sampling and the reasoning effort
-// into `generationConfig`.
+// `functionResponse` parts (named by looking the call id up), sampling and the thinking asked for
+// (an effort, or Claude's `thinking`) into `generationConfig`.
 import { GatewayError } from '../../core/errors.ts';
 import {
   argumentsObject, maxTokensOf, parseDataUrl, stopList, textOf,
@@ -11,7 +11,7 @@ import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptSignatures } from './kept-thinking.ts';
-import { geminiThinkingOf } from '../shared/reasoning-effort.ts';
+import { geminiThinkingOf } from '../shared/asked-thinking.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -34,7 +34,7 @@ export interface GenerateContentRequest {
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
-const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort']);
+const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'reasoning_effort', 'thinking']);
 
 /** `kept`: thought signatures kept from earlier answers, put back on the calls they came with (kept-thinking.ts). */
 export function toGenerateContentRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): GenerateContentRequest {

@@ -11,7 +11,7 @@ import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptConverseThinking } from './kept-thinking.ts';
-import { claudeThinkingOf } from '../shared/reasoning-effort.ts';
+import { claudeThinkingOf } from '../shared/asked-thinking.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {

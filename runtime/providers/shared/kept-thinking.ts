@@ -9,7 +9,7 @@
 // (runtime/inference/kept-thinking.ts), and the translation puts them back before those calls when
 // the client's assistant message makes the same calls (ProviderCall.keptThinking).
 import type { KeptThinking } from '../types.ts';
-import { asksEffort } from './reasoning-effort.ts';
+import { asksEffort } from './asked-thinking.ts';
 
 /** Reads an answer's blocks in order: each signed thinking block, as the family gave it, and each tool call. */
 export class ThinkingCollector {
@@ -86,7 +86,7 @@ export function withKeptThinking<T>(content: T[], kept: ReadonlyMap<string, Kept
   return out;
 }
 
-/** Whether a chat body asks for Claude's thinking: a `thinking` object whose type is not `disabled`, or an effort (reasoning-effort.ts). */
+/** Whether a chat body asks for Claude's thinking: a `thinking` object whose type is not `disabled`, or an effort (asked-thinking.ts). */
 export function asksThinking(body: Record<string, unknown>): boolean {
   const thinking = body.thinking;
   return (thinking !== null && typeof thinking === 'object' && (thinking as { type?: unknown }).type !== 'disabled') || asksEffort(body);

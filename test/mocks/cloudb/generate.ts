@@ -3,7 +3,7 @@
 // function responses answering a call), and the reply is the instance label and the prompt's words,
 // a functionCall when functions are declared (a Gemini 3 model's with a thought signature, which it
 // wants back on that call's part in later turns), several candidates for candidateCount; a thinking config
-// checked as the service checks it, its thought tokens counted. A request that
+// checked as the service checks it, its thought tokens counted, a thought summary when asked for. A request that
 // repeats an earlier one's system instruction and turns has them read from the implicit cache
 // (usageMetadata.cachedContentTokenCount).
 import type { MockContext } from '../vendor/context.ts';
@@ -123,17 +123,19 @@ function answer(ctx: MockContext, body: Json, signsCalls = false): { candidates:
   const mode = body.toolConfig?.functionCallingConfig?.mode;
   const answersCall = (last.parts as Json[]).some((p) => p.functionResponse !== undefined);
   const count = Number.isInteger(body.generationConfig?.candidateCount) ? body.generationConfig.candidateCount : 1;
+  // Thought summaries, when asked for, restate the prompt, as the messages mock's thinking does.
+  const thoughts: Json[] = body.generationConfig?.thinkingConfig?.includeThoughts === true ? [{ text: `[${ctx.label}] thinking about: ${lastText}`, thought: true }] : [];
   const candidates: Candidate[] = [];
   for (let i = 0; i < count; i++) {
     if (declarations.length > 0 && mode !== 'NONE' && !answersCall) {
       const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
       const fn = declarations.find((d) => allowed === undefined || allowed.includes(d.name)) ?? declarations[0];
       const call = { name: fn.name, args: { query: lastText } };
-      candidates.push({ parts: [{ functionCall: call, ...(signsCalls ? { thoughtSignature: callSignature(call) } : {}) }], finishReason: 'STOP', tokens: 8 });
+      candidates.push({ parts: [...thoughts, { functionCall: call, ...(signsCalls ? { thoughtSignature: callSignature(call) } : {}) }], finishReason: 'STOP', tokens: 8 });
       continue;
     }
     const reply = replyFor(ctx.label, answersCall ? `tool said ${lastText}` : lastText, body.generationConfig?.maxOutputTokens ?? null);
-    candidates.push({ parts: reply.tokens.map((text) => ({ text })), finishReason: reply.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP', tokens: reply.tokens.length });
+    candidates.push({ parts: [...thoughts, ...reply.tokens.map((text) => ({ text }))], finishReason: reply.finishReason === 'length' ? 'MAX_TOKENS' : 'STOP', tokens: reply.tokens.length });
   }
   return { candidates, promptTokens };
 }
@@ -199,8 +201,11 @@ export async function generateContent(ctx: MockContext, model: string, streamed:
     chunks.map((c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}${i === chunks.length - 1 ? ']' : ''}`));
 }
 
+/** A JSON answer's text in one part, after its thoughts. */
 function mergeText(parts: Json[]): Json[] {
-  if (parts.every((p) => typeof p.text === 'string')) return [{ text: parts.map((p) => p.text).join('') }];
+  const thoughts = parts.filter((p) => p.thought === true);
+  const text = parts.filter((p) => p.thought !== true);
+  if (text.every((p) => typeof p.text === 'string')) return [...thoughts, { text: text.map((p) => p.text).join('') }];
   return parts;
 }
 

@@ -4,7 +4,8 @@
 // for Gemini 3 and later, a budget before, 2.5 Pro unable to stop thinking) and count thought
 // tokens as the config asks. A Claude agent with tools and an effort runs its second turn unchanged
 // (the thinking is put back as for `thinking`); the emulated Responses API's reasoning.effort goes the
-// same way; what no mapping can honour is refused before any request is sent.
+// same way; what no mapping can honour is refused before any request is sent. Claude's own
+// `thinking` sent to Gemini asks for its budget and the thoughts, answered as reasoning_content.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../mocks/http/mock-server.ts';
@@ -22,7 +23,7 @@ let cloudb: CloudbMock;
 
 beforeAll(async () => {
   [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
-  served = await serveConfigs('reasoning-effort', KEY, {
+  served = await serveConfigs('asked-thinking', KEY, {
     claude: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
     gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
     converse: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
@@ -151,6 +152,28 @@ describe('reasoning_effort to Gemini', () => {
       expect(error, effort).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
     }
     expect(cloudb.requests.length).toBe(before);
+  });
+
+  it('Claude\'s thinking: its budget, the thoughts answered as reasoning_content, streamed or not', async () => {
+    const thinking = { type: 'enabled', budget_tokens: 2048 };
+    const answer = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'think it over' }], thinking } as never) as Chat;
+    expect(sentConfig()).toEqual({ thinkingBudget: 2048, includeThoughts: true });
+    expect((answer.choices[0]!.message as Reasoned).reasoning_content).toBe('[cloudb] thinking about: think it over');
+    expect(answer.choices[0]!.message.content).not.toContain('thinking about');
+    expect(reasoningTokens(answer)).toBe(32);
+    const stream = await client('gemini').chat.completions.create({ model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'think in a stream' }], thinking, stream: true } as never) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+    let reasoning = '';
+    let content = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { reasoning_content?: string; content?: string | null } | undefined;
+      reasoning += delta?.reasoning_content ?? '';
+      content += delta?.content ?? '';
+    }
+    expect(reasoning).toBe('[cloudb] thinking about: think in a stream');
+    expect(content).toContain('think in a stream');
+    const off = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'no thoughts' }], thinking: { type: 'disabled' } } as never) as Chat;
+    expect(sentConfig()).toEqual({ thinkingBudget: 0 });
+    expect((off.choices[0]!.message as Reasoned).reasoning_content).toBeUndefined();
   });
 });
 

@@ -1,7 +1,9 @@
-// The chat API's `reasoning_effort` for the families whose thinking is asked for otherwise: Claude's
-// extended thinking (a token budget, through the messages API and cloud C's converse) and Gemini's
-// thinking (a level for Gemini 3 and later, a token budget before). One table of budgets for both, so
-// "high" means the same amount of thinking whichever family answers (docs/providers.md).
+// The thinking a chat request asks for, in the terms of the families that ask for it otherwise: the
+// chat API's `reasoning_effort` as Claude's extended thinking (a token budget, through the messages
+// API and cloud C's converse) and as Gemini's thinking (a level for Gemini 3 and later, a token
+// budget before), and Claude's own `thinking` as Gemini's, so that one body can fall back from
+// Claude to Gemini. One table of budgets for both, so "high" means the same amount of thinking
+// whichever family answers (docs/providers.md).
 import { GatewayError } from '../../core/errors.ts';
 import { maxTokensOf, type ChatRequest } from './chat.ts';
 
@@ -31,6 +33,10 @@ export function asksEffort(chat: Readonly<Record<string, unknown>>): boolean {
 /** The answer's tokens when a request sets no limit: the messages API's required `max_tokens`, and what Claude gets beyond a thinking budget. */
 export const DEFAULT_ANSWER_TOKENS = 4096;
 
+function bothAsked(): GatewayError {
+  return new GatewayError('invalid_request_body', 'Invalid request body: "reasoning_effort" and "thinking" both ask for thinking; send one of them.', '/reasoning_effort');
+}
+
 /** Claude's thinking and the answer's token limit of a chat request: as sent, or from its effort. */
 export interface ClaudeThinking {
   thinking: unknown;
@@ -49,9 +55,7 @@ export function claudeThinkingOf(chat: ChatRequest, provider: string): ClaudeThi
   const maxTokens = maxTokensOf(chat);
   const own = chat.thinking ?? undefined;
   if (effort === undefined) return { thinking: own, maxTokens };
-  if (own !== undefined) {
-    throw new GatewayError('invalid_request_body', 'Invalid request body: "reasoning_effort" and "thinking" both ask for thinking; send one of them.', '/reasoning_effort');
-  }
+  if (own !== undefined) throw bothAsked();
   if (effort === 'none') return { thinking: undefined, maxTokens };
   const budget = THINKING_BUDGETS[effort];
   if (maxTokens !== undefined && maxTokens <= budget) {
@@ -66,12 +70,17 @@ export function claudeThinkingOf(chat: ChatRequest, provider: string): ClaudeThi
 const GEMINI_MAJOR = /^gemini-(\d+)/;
 
 /**
- * Gemini's `thinkingConfig` for a chat request's effort: Gemini 3 and later take the effort as their
- * level (they cannot stop thinking, and have no level above high: `none` and `xhigh` are refused),
- * other models the effort's budget (`none`: 0, thinking off where the model allows it).
+ * Gemini's `thinkingConfig` for a chat request. An effort: Gemini 3 and later take it as their level
+ * (they cannot stop thinking, and have no level above high: `none` and `xhigh` are refused), other
+ * models the effort's budget (`none`: 0, thinking off where the model allows it). Claude's
+ * `thinking`: `enabled` its budget with the thoughts asked for (answered as `reasoning_content`, as
+ * Claude's are), `adaptive` the model's own budget (-1) likewise, `disabled` a budget of 0.
  */
 export function geminiThinkingOf(chat: ChatRequest, provider: string): Record<string, unknown> | undefined {
   const effort = reasoningEffortOf(chat);
+  const own = chat.thinking ?? undefined;
+  if (effort !== undefined && own !== undefined) throw bothAsked();
+  if (own !== undefined) return geminiOfClaudeThinking(own);
   if (effort === undefined) return undefined;
   const major = Number(GEMINI_MAJOR.exec(chat.model ?? '')?.[1] ?? 0);
   if (major < 3) return { thinkingBudget: effort === 'none' ? 0 : THINKING_BUDGETS[effort] };
@@ -81,4 +90,14 @@ export function geminiThinkingOf(chat: ChatRequest, provider: string): Record<st
       'reasoning_effort');
   }
   return { thinkingLevel: effort };
+}
+
+/** Claude's `thinking` as Gemini's; any other shape is refused, as Claude refuses it. */
+function geminiOfClaudeThinking(thinking: unknown): Record<string, unknown> {
+  const asked = thinking as { type?: unknown; budget_tokens?: unknown };
+  const type = typeof thinking === 'object' && !Array.isArray(thinking) ? asked.type : undefined;
+  if (type === 'disabled') return { thinkingBudget: 0 };
+  if (type === 'adaptive') return { thinkingBudget: -1, includeThoughts: true };
+  if (type === 'enabled' && Number.isInteger(asked.budget_tokens) && (asked.budget_tokens as number) >= 0) return { thinkingBudget: asked.budget_tokens, includeThoughts: true };
+  throw new GatewayError('invalid_request_body', 'Invalid request body: thinking must be {"type": "enabled", "budget_tokens": <tokens>}, {"type": "adaptive"} or {"type": "disabled"}.', '/thinking');
 }

@@ -2,6 +2,7 @@
 // enabled thinking with the effort's budget, always below the answer's limit (a limit it does not fit
 // under is refused, never sent for the API to refuse); Gemini 3 and later get the effort as their
 // thinking level, earlier Gemini models its budget; `none` turns thinking off where the model can.
+// Claude's own `thinking` reaches Gemini as its budget, with the thoughts asked for.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
@@ -9,7 +10,7 @@ import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts'
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
 import { toConverseRequest } from '../../runtime/providers/cloudc/request.ts';
 import type { ChatRequest } from '../../runtime/providers/shared/chat.ts';
-import { DEFAULT_ANSWER_TOKENS, THINKING_BUDGETS, type ReasoningEffort } from '../../runtime/providers/shared/reasoning-effort.ts';
+import { DEFAULT_ANSWER_TOKENS, THINKING_BUDGETS, type ReasoningEffort } from '../../runtime/providers/shared/asked-thinking.ts';
 import { asksThinking } from '../../runtime/providers/shared/kept-thinking.ts';
 import { chatRequestArb } from './chat-arbitraries.ts';
 
@@ -131,6 +132,24 @@ describe('generateContent: reasoning_effort as Gemini thinking', () => {
       expect(translate({ ...base, model, reasoning_effort: effort }).generationConfig.thinkingConfig).toEqual({ thinkingLevel: effort });
     },
   );
+
+  test.prop([chatRequestArb, fc.constantFrom('gemini-2.5-flash', 'gemini-3-pro-preview'), fc.integer({ min: 0, max: 40_000 })], { numRuns: 40 })(
+    'Claude\'s thinking: enabled its budget with the thoughts asked for, adaptive the model\'s own, disabled none',
+    (base, model, budget) => {
+      const config = (thinking: unknown) => translate({ ...base, model, thinking }).generationConfig.thinkingConfig;
+      expect(config({ type: 'enabled', budget_tokens: budget })).toEqual({ thinkingBudget: budget, includeThoughts: true });
+      expect(config({ type: 'adaptive' })).toEqual({ thinkingBudget: -1, includeThoughts: true });
+      expect(config({ type: 'disabled' })).toEqual({ thinkingBudget: 0 });
+    },
+  );
+
+  it('refuses a thinking of another shape, and thinking beside an effort', () => {
+    const chat = { model: 'gemini-2.5-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
+    for (const thinking of [true, 'enabled', { type: 'enabled' }, { type: 'enabled', budget_tokens: -5 }, { type: 'enabled', budget_tokens: 1.5 }, { type: 'on' }, []]) {
+      expect(refusal(() => translate({ ...chat, thinking })), JSON.stringify(thinking)).toMatchObject({ code: 'invalid_request_body', param: '/thinking' });
+    }
+    expect(refusal(() => translate({ ...chat, thinking: { type: 'disabled' }, reasoning_effort: 'low' }))).toMatchObject({ code: 'invalid_request_body', param: '/reasoning_effort' });
+  });
 
   it('sends no thinkingConfig without an effort', () => {
     expect(translate({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'hi' }] }).generationConfig).toBeUndefined();
