@@ -26,6 +26,13 @@ beforeAll(async () => {
   served = await serveConfigs('asked-thinking', KEY, {
     claude: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
     gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
+    'claude-then-gemini': {
+      strategy: { mode: 'fallback', on_status_codes: [529] },
+      targets: [
+        { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
+        { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount, override_params: { model: 'gemini-2.5-flash' } },
+      ],
+    },
     converse: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
   });
 });
@@ -171,6 +178,11 @@ describe('reasoning_effort to Gemini', () => {
     }
     expect(reasoning).toBe('[cloudb] thinking about: think in a stream');
     expect(content).toContain('think in a stream');
+    // One body for both: Claude overloaded, the fallback to Gemini thinks as Claude was asked to.
+    messages.script({ path: '/v1/messages', status: 529 });
+    const fellBack = await client('claude-then-gemini').chat.completions.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, messages: [{ role: 'user', content: 'fall back and think' }], thinking } as never) as Chat;
+    expect(sentConfig()).toEqual({ thinkingBudget: 2048, includeThoughts: true });
+    expect((fellBack.choices[0]!.message as Reasoned).reasoning_content).toBe('[cloudb] thinking about: fall back and think');
     const off = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'no thoughts' }], thinking: { type: 'disabled' } } as never) as Chat;
     expect(sentConfig()).toEqual({ thinkingBudget: 0 });
     expect((off.choices[0]!.message as Reasoned).reasoning_content).toBeUndefined();
