@@ -88,7 +88,7 @@ it('cloud B embeddings: the caller is dropped, any parameter the translation doe
 });
 
 /** Fields the translations read, and where in a message. */
-const READ_FIELDS = ['tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'max_tokens', 'n', 'response_format', 'stream_options', 'reasoning_effort', 'messages'];
+const READ_FIELDS = ['tools', 'tool_choice', 'temperature', 'top_p', 'stop', 'max_tokens', 'n', 'response_format', 'stream_options', 'reasoning_effort', 'thinking', 'messages'];
 const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 
 describe.each(FAMILIES)('$name translation of malformed input', ({ translate }) => {
