@@ -4,7 +4,7 @@
 // for Gemini 3 and later, a budget before, 2.5 Pro unable to stop thinking) and count thought
 // tokens as the config asks. A Claude agent with tools and an effort runs its second turn unchanged
 // (the thinking is put back as for `thinking`); the emulated Responses API's reasoning.effort goes the
-// same way; what no mapping can honour is refused before any request is sent. Claude's own
+// same way, a Responses agent chaining tool results by previous_response_id included; what no mapping can honour is refused before any request is sent. Claude's own
 // `thinking` sent to Gemini asks for its budget and the thoughts, answered as reasoning_content.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,4 +197,18 @@ it('the emulated Responses API\'s reasoning.effort reaches Claude as thinking; a
   expect(error).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning/effort' });
   expect(error?.message).toContain('"reasoning.effort" "high"');
   expect(error?.message).not.toMatch(/reasoning_effort|max_completion_tokens/);
+});
+
+it('a Responses agent with tools and reasoning.effort on Claude chains its tool results by previous_response_id: the signed thinking is put back', async () => {
+  const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} }, strict: false }];
+  const first = await client('claude').responses.create({ model: 'claude-sonnet-4-5', input: 'look it up with effort through responses', tools, reasoning: { effort: 'low' } });
+  const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined;
+  expect(call?.name).toBe('lookup');
+  const second = await client('claude').responses.create({
+    model: 'claude-sonnet-4-5', tools, reasoning: { effort: 'low' }, previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'done' }],
+  });
+  expect(second.output_text).toContain('tool said done');
+  const turn = (messages.requests.at(-1)!.json as Record<string, any>).messages[1].content;
+  expect(turn[0]).toMatchObject({ type: 'thinking', thinking: '[messages] thinking about: look it up with effort through responses' });
 });
