@@ -8,41 +8,24 @@
 // `thinking` sent to Gemini asks for its budget and the thoughts, answered as reasoning_content.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockServer } from '../mocks/http/mock-server.ts';
-import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
-import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
-import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
-import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+import { serveThinkingFamilies, type ThinkingFamilies } from './thinking-families.ts';
 
-const KEY = 'gw-reasoning-effort';
+const KEY = 'gw-asked-thinking';
 
-let served: ServedConfigs;
-let messages: MockServer;
-let cloudc: MockServer;
-let cloudb: CloudbMock;
+let families: ThinkingFamilies;
 
 beforeAll(async () => {
-  [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
-  served = await serveConfigs('asked-thinking', KEY, {
-    claude: { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
-    gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
-    'claude-then-gemini': {
-      strategy: { mode: 'fallback', on_status_codes: [529] },
-      targets: [
-        { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL },
-        { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount, override_params: { model: 'gemini-2.5-flash' } },
-      ],
-    },
-    converse: { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
-  });
+  families = await serveThinkingFamilies('asked-thinking', KEY, (targets) => ({
+    claude: targets.anthropic,
+    gemini: targets.cloudb,
+    'claude-then-gemini': { strategy: { mode: 'fallback', on_status_codes: [529] }, targets: [targets.anthropic, { ...targets.cloudb, override_params: { model: 'gemini-2.5-flash' } }] },
+    converse: targets.cloudc,
+  }));
 });
 
-afterAll(async () => {
-  await served?.close();
-  await Promise.all([messages, cloudc, cloudb].map((m) => m?.close()));
-});
+afterAll(() => families?.close());
 
-const client = (config: string) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const client = (config: string) => new OpenAI({ baseURL: `${families.served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
 const CLAUDE_MODEL = { claude: 'claude-sonnet-4-5', converse: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' } as const;
 type Chat = OpenAI.Chat.Completions.ChatCompletion;
@@ -51,10 +34,10 @@ type Reasoned = OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_cont
 /** The body the mock behind a Claude config got last, read as (thinking, limit). */
 function sentThinking(config: 'claude' | 'converse'): { thinking: unknown; limit: unknown } {
   if (config === 'claude') {
-    const body = messages.requests.at(-1)!.json as Record<string, any>;
+    const body = families.messages.requests.at(-1)!.json as Record<string, any>;
     return { thinking: body.thinking, limit: body.max_tokens };
   }
-  const body = cloudc.requests.at(-1)!.json as Record<string, any>;
+  const body = families.cloudc.requests.at(-1)!.json as Record<string, any>;
   return { thinking: body.additionalModelRequestFields?.thinking, limit: body.inferenceConfig?.maxTokens };
 }
 
@@ -102,7 +85,7 @@ describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude mod
   });
 
   it('refuses, sending nothing, a limit the budget does not fit under and thinking sent beside an effort; relays the model\'s refusal of a temperature', async () => {
-    const mock = config === 'claude' ? messages : cloudc;
+    const mock = config === 'claude' ? families.messages : families.cloudc;
     const before = mock.requests.length;
     const small = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high', max_completion_tokens: 2000 }));
     expect(small).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning_effort' });
@@ -119,14 +102,14 @@ describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude mod
 });
 
 it('converse refuses an effort for a model that is not Claude', async () => {
-  const before = cloudc.requests.length;
+  const before = families.cloudc.requests.length;
   const error = await refused(client('converse').chat.completions.create({ model: 'amazon.nova-pro-v1:0', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }));
   expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
-  expect(cloudc.requests.length).toBe(before);
+  expect(families.cloudc.requests.length).toBe(before);
 });
 
 describe('reasoning_effort to Gemini', () => {
-  const sentConfig = () => (cloudb.requests.at(-1)!.json as Record<string, any>).generationConfig?.thinkingConfig;
+  const sentConfig = () => (families.cloudb.requests.at(-1)!.json as Record<string, any>).generationConfig?.thinkingConfig;
   const reasoningTokens = (answer: Chat) => answer.usage?.completion_tokens_details?.reasoning_tokens;
 
   it('before Gemini 3: the effort\'s budget, the model thinking as much as it allows; none: no thinking', async () => {
@@ -153,12 +136,12 @@ describe('reasoning_effort to Gemini', () => {
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     expect(sentConfig()).toEqual({ thinkingLevel: 'medium' });
     expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(128);
-    const before = cloudb.requests.length;
+    const before = families.cloudb.requests.length;
     for (const effort of ['none', 'xhigh'] as const) {
       const error = await refused(client('gemini').chat.completions.create({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: effort }));
       expect(error, effort).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
     }
-    expect(cloudb.requests.length).toBe(before);
+    expect(families.cloudb.requests.length).toBe(before);
   });
 
   it('Claude\'s thinking: its budget, the thoughts answered as reasoning_content, streamed or not', async () => {
@@ -179,7 +162,7 @@ describe('reasoning_effort to Gemini', () => {
     expect(reasoning).toBe('[cloudb] thinking about: think in a stream');
     expect(content).toContain('think in a stream');
     // One body for both: Claude overloaded, the fallback to Gemini thinks as Claude was asked to.
-    messages.script({ path: '/v1/messages', status: 529 });
+    families.messages.script({ path: '/v1/messages', status: 529 });
     const fellBack = await client('claude-then-gemini').chat.completions.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, messages: [{ role: 'user', content: 'fall back and think' }], thinking } as never) as Chat;
     expect(sentConfig()).toEqual({ thinkingBudget: 2048, includeThoughts: true });
     expect((fellBack.choices[0]!.message as Reasoned).reasoning_content).toBe('[cloudb] thinking about: fall back and think');
@@ -209,6 +192,6 @@ it('a Responses agent with tools and reasoning.effort on Claude chains its tool 
     input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'done' }],
   });
   expect(second.output_text).toContain('tool said done');
-  const turn = (messages.requests.at(-1)!.json as Record<string, any>).messages[1].content;
+  const turn = (families.messages.requests.at(-1)!.json as Record<string, any>).messages[1].content;
   expect(turn[0]).toMatchObject({ type: 'thinking', thinking: '[messages] thinking about: look it up with effort through responses' });
 });

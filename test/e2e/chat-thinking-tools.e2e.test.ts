@@ -11,34 +11,30 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../mocks/http/mock-server.ts';
-import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
-import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
-import { startCloudbMock, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
-import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+import type { CloudbMock } from '../mocks/cloudb/index.ts';
+import type { ServedConfigs } from './serve-in-process.ts';
+import { serveThinkingFamilies, type ThinkingFamilies } from './thinking-families.ts';
 
 const KEY = 'gw-chat-thinking-tools';
 const EMAIL = 'jane.doe@example.com';
 
 let served: ServedConfigs;
+let families: ThinkingFamilies;
 let messages: MockServer;
 let cloudc: MockServer;
 let cloudb: CloudbMock;
 
 beforeAll(async () => {
-  [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
-  const target = { provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL };
-  served = await serveConfigs('chat-thinking-tools', KEY, {
-    claude: target,
-    'claude-redacted': { ...target, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
-    gemini: { provider: 'cloudb', custom_host: `${cloudb.url}/v1`, cloudb_region: CLOUDB_REGION, cloudb_service_account_json: cloudb.serviceAccount },
-    'cloudc-claude': { provider: 'cloudc', custom_host: cloudc.url, cloudc_region: CLOUDC_REGION, cloudc_access_key_id: CLOUDC_ACCESS_KEY_ID, cloudc_secret_access_key: CLOUDC_SECRET_ACCESS_KEY },
-  });
+  families = await serveThinkingFamilies('chat-thinking-tools', KEY, (targets) => ({
+    claude: targets.anthropic,
+    'claude-redacted': { ...targets.anthropic, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+    gemini: targets.cloudb,
+    'cloudc-claude': targets.cloudc,
+  }));
+  ({ served, messages, cloudc, cloudb } = families);
 });
 
-afterAll(async () => {
-  await served?.close();
-  await Promise.all([messages, cloudc, cloudb].map((m) => m?.close()));
-});
+afterAll(() => families?.close());
 
 const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];

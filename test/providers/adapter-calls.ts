@@ -41,6 +41,17 @@ export function sentJson(prepared: PreparedCall): Record<string, any> {
   return JSON.parse(prepared.body!.toString('utf8')) as Record<string, any>;
 }
 
+/** The GatewayError `run` throws, or null (any other error is rethrown). */
+export function thrownBy(run: () => unknown): GatewayError | null {
+  try {
+    run();
+    return null;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+}
+
 /** The GatewayError an adapter throws, or null. */
 export async function refusal(adapter: ProviderAdapter, fields: Partial<ProviderCall>): Promise<GatewayError | null> {
   try {

@@ -5,7 +5,7 @@
 // Claude's own `thinking` reaches Gemini as its budget, with the thoughts asked for.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../runtime/core/errors.ts';
+import { thrownBy as refusal } from './adapter-calls.ts';
 import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts';
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
 import { toConverseRequest } from '../../runtime/providers/cloudc/request.ts';
@@ -19,16 +19,6 @@ type Json = Record<string, any>;
 const EFFORTS: ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 const effortArb = fc.constantFrom(...EFFORTS);
 const limitArb = fc.option(fc.integer({ min: 1, max: 40_000 }), { nil: undefined });
-
-function refusal(run: () => unknown): GatewayError | null {
-  try {
-    run();
-    return null;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-}
 
 /** Each Claude translation, read back as (thinking, limit). */
 const CLAUDE: Array<{ name: string; model: string; sent: (chat: ChatRequest) => { thinking: unknown; limit: number | undefined } }> = [

@@ -7,6 +7,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
+import { thrownBy as refusal } from './adapter-calls.ts';
 import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts';
 import { toPredictRequest } from '../../runtime/providers/cloudb/embeddings.ts';
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
@@ -40,16 +41,6 @@ const HINT_VALUES: Record<string, fc.Arbitrary<unknown>> = {
 };
 /** Vendor chat parameters no translation maps, and names no API has. */
 const UNMAPPED = ['verbosity', 'modalities', 'audio', 'prediction', 'web_search_options', 'functions', 'function_call', 'top_logprobs', 'temprature', 'x_custom'];
-
-function refusal(run: () => unknown): GatewayError | null {
-  try {
-    run();
-    return null;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-}
 
 it('has a value for every dropped hint', () => {
   expect(Object.keys(HINT_VALUES).sort()).toEqual([...DROPPED_CHAT_HINTS].sort());
