@@ -31,14 +31,17 @@ const CLAUDE_MODEL = { claude: 'claude-sonnet-4-5', converse: 'us.anthropic.clau
 type Chat = OpenAI.Chat.Completions.ChatCompletion;
 type Reasoned = OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string };
 
-/** The body the mock behind a Claude config got last, read as (thinking, limit). */
-function sentThinking(config: 'claude' | 'converse'): { thinking: unknown; limit: unknown } {
+/** A Claude model taking adaptive thinking, per config. */
+const ADAPTIVE_MODEL = { claude: 'claude-opus-4-7', converse: 'us.anthropic.claude-opus-4-7' } as const;
+
+/** The body the mock behind a Claude config got last, read as (thinking, effort, limit); an absent effort is undefined, which toEqual ignores. */
+function sentThinking(config: 'claude' | 'converse'): { thinking: unknown; effort: unknown; limit: unknown } {
   if (config === 'claude') {
     const body = families.messages.requests.at(-1)!.json as Record<string, any>;
-    return { thinking: body.thinking, limit: body.max_tokens };
+    return { thinking: body.thinking, effort: body.output_config?.effort, limit: body.max_tokens };
   }
   const body = families.cloudc.requests.at(-1)!.json as Record<string, any>;
-  return { thinking: body.additionalModelRequestFields?.thinking, limit: body.inferenceConfig?.maxTokens };
+  return { thinking: body.additionalModelRequestFields?.thinking, effort: body.outputConfig?.effort, limit: body.inferenceConfig?.maxTokens };
 }
 
 /** The GatewayError body the SDK threw, or null. */
@@ -98,6 +101,48 @@ describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude mod
     const warm = await refused(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.2 }));
     expect(warm?.status).toBe(400);
     expect(warm?.message).toContain('`temperature` may only be set to 1 when thinking is enabled');
+  });
+});
+
+describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude model taking adaptive thinking (%s)', (config) => {
+  const model = ADAPTIVE_MODEL[config];
+  const label = config === 'claude' ? 'messages' : 'cloudc';
+
+  it('asks for adaptive thinking at Claude\'s level for the effort, with room for the answer; the thinking comes back as reasoning_content', async () => {
+    const answer = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'think long' }], reasoning_effort: 'xhigh' });
+    expect(sentThinking(config)).toEqual({ thinking: { type: 'adaptive' }, effort: 'xhigh', limit: 32768 + 4096 });
+    expect((answer.choices[0]!.message as Reasoned).reasoning_content).toBe(`[${label}] thinking about: think long`);
+    // Claude has no minimal level: its least, low. A client's limit is sent as it is (no budget to fit).
+    await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'think briefly' }], reasoning_effort: 'minimal', max_completion_tokens: 500 });
+    expect(sentThinking(config)).toEqual({ thinking: { type: 'adaptive' }, effort: 'low', limit: 500 });
+    await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'do not think' }], reasoning_effort: 'none' });
+    // No limit of its own: the messages API's required default; converse none.
+    expect(sentThinking(config)).toEqual({ thinking: { type: 'disabled' }, limit: config === 'claude' ? 4096 : undefined });
+  });
+
+  it('an agent with tools and an effort runs its second turn unchanged: the signed thinking is put back', async () => {
+    const question = `look it up adaptively through ${config}`;
+    const first = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: question }], tools: TOOLS, reasoning_effort: 'high' });
+    const calls = first.choices[0]!.message.tool_calls ?? [];
+    expect(calls.length).toBe(1);
+    const second = await client(config).chat.completions.create({
+      model, tools: TOOLS, reasoning_effort: 'high',
+      messages: [{ role: 'user', content: question }, { role: 'assistant', content: first.choices[0]!.message.content, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }],
+    });
+    expect(second.choices[0]!.message.content).toContain('tool said done');
+  });
+
+  it('relays what the model refuses: a level it lacks, thinking it cannot turn off, a budget it no longer takes', async () => {
+    const older = config === 'claude' ? 'claude-sonnet-4-6' : 'anthropic.claude-sonnet-4-6';
+    const xhigh = await refused(client(config).chat.completions.create({ model: older, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'xhigh' }));
+    expect(xhigh?.status).toBe(400);
+    expect(xhigh?.message).toContain(`'xhigh' is not supported on this model`);
+    const mythos = config === 'claude' ? 'claude-mythos-5' : 'anthropic.claude-mythos-5';
+    const off = await refused(client(config).chat.completions.create({ model: mythos, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'none' }));
+    expect(off?.message).toContain('"thinking.type.disabled" is not supported for this model');
+    // Claude's own thinking passes as sent: the budget form, which this model no longer takes, is its 400.
+    const budget = await refused(client(config).chat.completions.create({ model, max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled', budget_tokens: 2048 } } as never));
+    expect(budget?.message).toContain('"thinking.type.enabled" is not supported for this model');
   });
 });
 

@@ -1,6 +1,7 @@
-// The chat API's reasoning_effort through the translations: Claude (messages API, converse) gets an
-// enabled thinking with the effort's budget, always below the answer's limit (a limit it does not fit
-// under is refused, never sent for the API to refuse); Gemini 3 and later get the effort as their
+// The chat API's reasoning_effort through the translations: Claude (messages API, converse) gets
+// adaptive thinking at its level for the effort from 4.6 on, and before an enabled thinking with the
+// effort's budget, always below the answer's limit (a limit it does not fit under is refused, never
+// sent for the API to refuse); Gemini 3 and later get the effort as their
 // thinking level, earlier Gemini models its budget; `none` turns thinking off where the model can.
 // Claude's own `thinking` reaches Gemini as its budget, with the thoughts asked for.
 import { fc, test } from '@fast-check/vitest';
@@ -10,7 +11,7 @@ import { toMessagesRequest } from '../../runtime/providers/anthropic/request.ts'
 import { toGenerateContentRequest } from '../../runtime/providers/cloudb/request.ts';
 import { toConverseRequest } from '../../runtime/providers/cloudc/request.ts';
 import type { ChatRequest } from '../../runtime/providers/shared/chat.ts';
-import { DEFAULT_ANSWER_TOKENS, THINKING_BUDGETS, type ReasoningEffort } from '../../runtime/providers/shared/asked-thinking.ts';
+import { claudeTakesAdaptive, DEFAULT_ANSWER_TOKENS, THINKING_BUDGETS, type ReasoningEffort } from '../../runtime/providers/shared/asked-thinking.ts';
 import { asksThinking } from '../../runtime/providers/shared/kept-thinking.ts';
 import { chatRequestArb } from './chat-arbitraries.ts';
 
@@ -21,24 +22,58 @@ const effortArb = fc.constantFrom(...EFFORTS);
 const limitArb = fc.option(fc.integer({ min: 1, max: 40_000 }), { nil: undefined });
 
 /** Each Claude translation, read back as (thinking, limit). */
-const CLAUDE: Array<{ name: string; model: string; sent: (chat: ChatRequest) => { thinking: unknown; limit: number | undefined } }> = [
+/** What a Claude translation sent: its thinking, effort and limit. */
+interface SentThinking { thinking: unknown; effort: unknown; limit: number | undefined }
+
+/** Each Claude translation, with a model of each thinking form (a budget before 4.6, adaptive at an effort from 4.6 on). */
+const CLAUDE: Array<{ name: string; model: string; adaptiveModel: string; sent: (chat: ChatRequest) => SentThinking }> = [
   {
-    name: 'messages API', model: 'claude-sonnet-4-5',
+    name: 'messages API', model: 'claude-sonnet-4-5', adaptiveModel: 'claude-opus-4-7',
     sent: (chat) => {
       const request = toMessagesRequest(chat, 'anthropic') as Json;
-      return { thinking: request.thinking, limit: request.max_tokens };
+      return { thinking: request.thinking, effort: request.output_config?.effort, limit: request.max_tokens };
     },
   },
   {
-    name: 'converse', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    name: 'converse', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', adaptiveModel: 'us.anthropic.claude-sonnet-4-6',
     sent: (chat) => {
       const request = toConverseRequest(chat, 'cloudc') as Json;
-      return { thinking: request.additionalModelRequestFields?.thinking, limit: request.inferenceConfig?.maxTokens };
+      return { thinking: request.additionalModelRequestFields?.thinking, effort: request.outputConfig?.effort, limit: request.inferenceConfig?.maxTokens };
     },
   },
 ];
 
-describe.each(CLAUDE)('$name: reasoning_effort as Claude thinking', ({ model, sent }) => {
+it('reads which Claude models take adaptive thinking from their names', () => {
+  const cases: Array<[string, boolean]> = [
+    ['claude-3-7-sonnet-20250219', false], ['claude-sonnet-4-0', false], ['claude-opus-4-20250514', false], ['claude-opus-4-1', false],
+    ['claude-sonnet-4-5', false], ['claude-haiku-4-5-20251001', false], ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', false], ['claude-instant-v1', false], ['my-model', false],
+    ['claude-opus-4-6', true], ['anthropic.claude-opus-4-6-v1', true], ['claude-sonnet-4-6', true], ['claude-opus-4-7', true], ['claude-opus-4-8', true],
+    ['claude-sonnet-5', true], ['claude-opus-5', true], ['claude-opus-5-5', true], ['claude-haiku-5-5', true], ['anthropic.claude-mythos-preview', true],
+    ['anthropic.claude-fable-5', true], ['claude-4.6-opus', true], ['arn:aws:bedrock:us-east-1:1:inference-profile/us.anthropic.claude-opus-4-7', true],
+  ];
+  for (const [model, adaptive] of cases) expect(claudeTakesAdaptive(model), model).toBe(adaptive);
+});
+
+describe.each(CLAUDE)('$name: reasoning_effort as adaptive thinking for Claude 4.6 and later', ({ adaptiveModel: model, sent }) => {
+  test.prop([chatRequestArb, effortArb, limitArb], { numRuns: 60 })(
+    'adaptive thinking at Claude\'s level for the effort (minimal: low), the client\'s limit as sent; none: thinking disabled',
+    (base, effort, limit) => {
+      const chat: ChatRequest = { ...base, model, reasoning_effort: effort, max_tokens: limit };
+      const sentNow = sent(chat);
+      if (effort === 'none') {
+        expect(sentNow).toEqual({ thinking: { type: 'disabled' }, effort: undefined, limit: sent({ ...base, model, max_tokens: limit }).limit });
+        expect(asksThinking(chat)).toBe(false);
+        return;
+      }
+      expect(sentNow.thinking).toEqual({ type: 'adaptive' });
+      expect(sentNow.effort).toBe(effort === 'minimal' ? 'low' : effort);
+      expect(sentNow.limit).toBe(limit ?? THINKING_BUDGETS[effort] + DEFAULT_ANSWER_TOKENS);
+      expect(asksThinking(chat)).toBe(true);
+    },
+  );
+});
+
+describe.each(CLAUDE)('$name: reasoning_effort as a thinking budget before Claude 4.6', ({ model, sent }) => {
   test.prop([chatRequestArb, effortArb, limitArb], { numRuns: 80 })(
     'an enabled thinking with the effort\'s budget, under the answer\'s limit; none: no thinking; a limit too small: refused',
     (base, effort, limit) => {
@@ -47,6 +82,7 @@ describe.each(CLAUDE)('$name: reasoning_effort as Claude thinking', ({ model, se
       if (effort === 'none') {
         expect(error).toBeNull();
         expect(sent(chat)).toEqual(sent({ ...base, model, max_tokens: limit }));
+        expect(sent(chat).effort).toBeUndefined();
         expect(asksThinking(chat)).toBe(false);
         return;
       }
@@ -59,6 +95,7 @@ describe.each(CLAUDE)('$name: reasoning_effort as Claude thinking', ({ model, se
       expect(error).toBeNull();
       const { thinking, limit: sentLimit } = sent(chat);
       expect(thinking).toEqual({ type: 'enabled', budget_tokens: budget });
+      expect(sent(chat).effort).toBeUndefined();
       expect(budget).toBeGreaterThanOrEqual(1024);
       expect(sentLimit).toBe(limit ?? budget + DEFAULT_ANSWER_TOKENS);
       expect(sentLimit!).toBeGreaterThan(budget);

@@ -40,6 +40,7 @@ export interface MessagesRequest {
   tool_choice?: { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };
   metadata?: { user_id: string };
   thinking?: unknown;
+  output_config?: { effort: string };
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
@@ -71,7 +72,7 @@ export function toMessagesRequest(chat: ChatRequest, provider: string, kept: Rea
       turns.push(turn);
     }
   }
-  const { thinking, maxTokens } = claudeThinkingOf(chat, provider);
+  const { thinking, effort, maxTokens } = claudeThinkingOf(chat, provider);
   const request: MessagesRequest = { model: chat.model, max_tokens: maxTokens ?? DEFAULT_ANSWER_TOKENS, messages: turns };
   if (system.length > 0) request.system = system;
   if (typeof chat.temperature === 'number') request.temperature = chat.temperature;
@@ -82,6 +83,7 @@ export function toMessagesRequest(chat: ChatRequest, provider: string, kept: Rea
   if (chat.stream === true) request.stream = true;
   if (typeof chat.user === 'string') request.metadata = { user_id: chat.user };
   if (thinking !== undefined) request.thinking = thinking;
+  if (effort !== undefined) request.output_config = { effort };
   if (Array.isArray(chat.tools) && chat.tools.length > 0) {
     request.tools = chat.tools.map((tool) => withMark({
       name: tool.function.name,

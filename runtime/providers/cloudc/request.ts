@@ -41,6 +41,8 @@ export interface ConverseRequest {
   };
   /** A model's own fields: a Claude model's `thinking`. */
   additionalModelRequestFields?: { thinking: unknown };
+  /** Claude's effort, for a model taking adaptive thinking. */
+  outputConfig?: { effort: string };
 }
 
 /** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API and whose converse takes `thinking`. */
@@ -80,7 +82,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   if (chat.reasoning_effort != null && !CLAUDE_MODEL.test(chat.model ?? '')) {
     throw new GatewayError('unsupported_parameter', `The gateway maps "reasoning_effort" to a Claude model's thinking on the provider "${provider}"; the model "${chat.model}" is not one.`, 'reasoning_effort');
   }
-  const { thinking, maxTokens } = claudeThinkingOf(chat, provider);
+  const { thinking, effort, maxTokens } = claudeThinkingOf(chat, provider);
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (typeof chat.temperature === 'number') inference.temperature = chat.temperature;
   if (typeof chat.top_p === 'number') inference.topP = chat.top_p;
@@ -89,6 +91,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
   // A Claude model's extended thinking, in its own fields (a model without it refuses them).
   if (thinking !== undefined) request.additionalModelRequestFields = { thinking };
+  if (effort !== undefined) request.outputConfig = { effort };
   const choice = chat.tool_choice;
   // "none" has no converse form: without tool history the tools are left out, so none can be called.
   const dropTools = choice === 'none' && !usesTools;

@@ -1,6 +1,6 @@
 // The thinking a chat request asks for, in the terms of the families that ask for it otherwise: the
-// chat API's `reasoning_effort` as Claude's extended thinking (a token budget, through the messages
-// API and cloud C's converse) and as Gemini's thinking (a level for Gemini 3 and later, a token
+// chat API's `reasoning_effort` as Claude's extended thinking (adaptive at an effort from Claude 4.6
+// on, a token budget before; through the messages API and cloud C's converse) and as Gemini's thinking (a level for Gemini 3 and later, a token
 // budget before), and Claude's own `thinking` as Gemini's, so that one body can fall back from
 // Claude to Gemini. One table of budgets for both, so "high" means the same amount of thinking
 // whichever family answers (docs/providers.md).
@@ -37,33 +37,57 @@ function bothAsked(): GatewayError {
   return new GatewayError('invalid_request_body', 'Invalid request body: "reasoning_effort" and "thinking" both ask for thinking; send one of them.', '/reasoning_effort');
 }
 
-/** Claude's thinking and the answer's token limit of a chat request: as sent, or from its effort. */
+/** Claude's effort levels (`output_config.effort`), for each of the chat API's but `none`: Claude has no minimal, and its least is low. */
+const CLAUDE_EFFORTS: Readonly<Record<Exclude<ReasoningEffort, 'none'>, string>> = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'xhigh' };
+
+/**
+ * Whether a Claude model takes adaptive thinking with an effort: Claude 4.6 and later, and the
+ * Mythos and Fable lines (the later ones take nothing else); earlier models take a budget. Read from
+ * the model's name (`claude-opus-4-6`, `anthropic.claude-sonnet-4-5-20250929-v1:0`,
+ * `claude-3-7-sonnet-20250219`): its first two numbers of one or two digits are its version.
+ */
+export function claudeTakesAdaptive(model: string | undefined): boolean {
+  const name = /claude-([a-z0-9.:-]+)/.exec(model ?? '')?.[1];
+  if (name === undefined) return false;
+  const parts = name.split(/[-.]/);
+  if (parts.includes('mythos') || parts.includes('fable')) return true;
+  const [major = 0, minor = 0] = parts.filter((part) => /^\d{1,2}$/.test(part)).map(Number);
+  return major > 4 || (major === 4 && minor >= 6);
+}
+
+/** Claude's thinking, effort and the answer's token limit of a chat request: as sent, or from its effort. */
 export interface ClaudeThinking {
   thinking: unknown;
+  /** `output_config.effort` (converse: `outputConfig.effort`), for a model that takes adaptive thinking. */
+  effort: string | undefined;
   maxTokens: number | undefined;
 }
 
 /**
- * A Claude model's `thinking` for a chat request: its own `thinking` as sent, or for an effort an
- * enabled thinking with the effort's budget (`none`: none). Claude's `max_tokens` counts the
- * thinking, as the chat API's `max_completion_tokens` counts reasoning, and must exceed the budget:
- * a limit the budget does not fit under is refused, and without a limit the answer gets
- * DEFAULT_ANSWER_TOKENS beyond the budget.
+ * A Claude model's thinking for a chat request: its own `thinking` as sent, or for an effort the
+ * form the model takes. Claude 4.6 and later: adaptive thinking at the effort's level (`none`:
+ * thinking disabled, as those models may think by default). Earlier models: an enabled thinking with
+ * the effort's budget (`none`: none); the budget counts in `max_tokens`, as the chat API's
+ * `max_completion_tokens` counts reasoning, and must be below it: a limit the budget does not fit
+ * under is refused. Without a limit, the answer gets DEFAULT_ANSWER_TOKENS beyond the effort's
+ * budget, adaptive or not (so that thinking does not eat the answer's room).
  */
 export function claudeThinkingOf(chat: ChatRequest, provider: string): ClaudeThinking {
   const effort = reasoningEffortOf(chat);
   const maxTokens = maxTokensOf(chat);
   const own = chat.thinking ?? undefined;
-  if (effort === undefined) return { thinking: own, maxTokens };
+  if (effort === undefined) return { thinking: own, effort: undefined, maxTokens };
   if (own !== undefined) throw bothAsked();
-  if (effort === 'none') return { thinking: undefined, maxTokens };
+  const adaptive = claudeTakesAdaptive(chat.model);
+  if (effort === 'none') return { thinking: adaptive ? { type: 'disabled' } : undefined, effort: undefined, maxTokens };
   const budget = THINKING_BUDGETS[effort];
+  if (adaptive) return { thinking: { type: 'adaptive' }, effort: CLAUDE_EFFORTS[effort], maxTokens: maxTokens ?? budget + DEFAULT_ANSWER_TOKENS };
   if (maxTokens !== undefined && maxTokens <= budget) {
     throw new GatewayError('invalid_request_body',
       `Invalid request body: "reasoning_effort" "${effort}" asks the provider "${provider}" for a thinking budget of ${budget} tokens, which the answer's token limit (${maxTokens}) counts and must exceed: raise the limit above ${budget}, or ask for a lower effort.`,
       '/reasoning_effort');
   }
-  return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: maxTokens ?? budget + DEFAULT_ANSWER_TOKENS };
+  return { thinking: { type: 'enabled', budget_tokens: budget }, effort: undefined, maxTokens: maxTokens ?? budget + DEFAULT_ANSWER_TOKENS };
 }
 
 /** Gemini 3 and later take a thinking level; earlier models a budget. */

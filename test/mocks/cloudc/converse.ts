@@ -2,7 +2,8 @@
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
 // prompt's words, or a toolUse when tools are configured, after a signed reasoning block when a
-// Claude model's thinking is asked for (its budget, limit and temperature checked; a reasoning block sent back with another text is refused, and
+// Claude model's thinking is asked for (enabled or adaptive, as the model's generation takes it:
+// ../http/claude-thinking.ts; a reasoning block sent back with another text is refused, and
 // so is a tool result answering an assistant turn that does not begin with its reasoning).
 // Streams use the binary event framing.
 // cachePoint blocks (at most four) are breakpoints of the instance's prompt cache; the usage then
@@ -14,7 +15,7 @@ import { pieces, sendBytes, sendEvents } from '../http/respond.ts';
 import { eventMessage, exceptionMessage } from './event-stream.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
-import { claudeThinkingRefusal } from '../http/claude-thinking.ts';
+import { claudeThinkingRefusal, thinkingOn } from '../http/claude-thinking.ts';
 
 type Json = Record<string, any>;
 
@@ -40,19 +41,19 @@ function textOf(content: Json[]): string {
   return content.map((b) => (typeof b.text === 'string' ? b.text : b.toolResult !== undefined ? (b.toolResult.content as Json[]).map((c) => c.text ?? JSON.stringify(c.json)).join(' ') : '')).join(' ');
 }
 
-async function parse(ctx: MockContext): Promise<Json | null> {
-  return checkConverse(ctx, jsonObject(ctx));
+async function parse(ctx: MockContext, modelId: string): Promise<Json | null> {
+  return checkConverse(ctx, jsonObject(ctx), modelId);
 }
 
 /** The service's checks of a converse body (a converse call's, or the one a token count wraps); answers 400 and returns null on a bad one. */
-export async function checkConverse(ctx: MockContext, body: Json | null): Promise<Json | null> {
+export async function checkConverse(ctx: MockContext, body: Json | null, modelId: string): Promise<Json | null> {
   const bad = async (message: string) => {
     await sendCloudcError(ctx, 400, message);
     return null;
   };
   if (body === null) return bad('Malformed input request, please reformat your input and try again.');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
-  const thinking = claudeThinkingRefusal(body.additionalModelRequestFields?.thinking, body.inferenceConfig?.maxTokens, body.inferenceConfig?.temperature);
+  const thinking = claudeThinkingRefusal(modelId, body.additionalModelRequestFields?.thinking, body.outputConfig?.effort, body.inferenceConfig?.maxTokens, body.inferenceConfig?.temperature);
   if (thinking !== null) return bad(`The model returned the following errors: ${thinking}`);
   let previous: Json | null = null;
   let usesTools = false;
@@ -79,7 +80,7 @@ export async function checkConverse(ctx: MockContext, body: Json | null): Promis
   const turns = body.messages as Json[];
   const answered = turns.at(-2);
   const answersTools = (turns.at(-1)!.content as Json[]).some((b) => b.toolResult !== undefined);
-  if (body.additionalModelRequestFields?.thinking?.type === 'enabled' && answersTools && answered?.role === 'assistant' && (answered.content as Json[])[0]?.reasoningContent === undefined) {
+  if (thinkingOn(body.additionalModelRequestFields?.thinking) && answersTools && answered?.role === 'assistant' && (answered.content as Json[])[0]?.reasoningContent === undefined) {
     return bad(`The model returned the following errors: messages.${turns.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`tool_use\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`);
   }
   const points = promptPieces(body).filter((piece) => piece.cachePoint !== undefined).map((piece) => piece.cachePoint);
@@ -144,7 +145,7 @@ function answer(ctx: MockContext, body: Json): Answer {
   const lastText = textOf(last.content);
   // A Claude model's extended thinking (asked for in additionalModelRequestFields): a signed reasoning block restating the prompt.
   const reasoning: Json[] = [];
-  if (body.additionalModelRequestFields?.thinking?.type === 'enabled') {
+  if (thinkingOn(body.additionalModelRequestFields?.thinking)) {
     const text = `[${ctx.label}] thinking about: ${lastText}`;
     reasoning.push({ reasoningContent: { reasoningText: { text, signature: reasoningSignature(text) } } });
   }
@@ -159,8 +160,8 @@ function answer(ctx: MockContext, body: Json): Answer {
   return { blocks: [...reasoning, { text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 
-export async function converse(ctx: MockContext, streamed: boolean, cache: MockPromptCache): Promise<void> {
-  const body = await parse(ctx);
+export async function converse(ctx: MockContext, modelId: string, streamed: boolean, cache: MockPromptCache): Promise<void> {
+  const body = await parse(ctx, modelId);
   if (body === null) return;
   const result = answer(ctx, body);
   const usage = usageOf(cache, body, result);

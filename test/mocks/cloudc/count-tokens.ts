@@ -24,7 +24,7 @@ export async function countTokens(ctx: MockContext, modelId: string): Promise<vo
   const input = objectOf(jsonObject(ctx)?.input);
   const converse = objectOf(input?.converse);
   if (converse !== null) {
-    const body = await checkConverse(ctx, converse);
+    const body = await checkConverse(ctx, converse, modelId);
     return body === null ? undefined : sendCount(ctx, converseInputTokens(body));
   }
   const invoked = objectOf(input?.invokeModel);

@@ -68,7 +68,7 @@ export function startCloudcMock(options: CloudcMockOptions = {}): Promise<MockSe
       if (match[2] === 'count-tokens') return countTokens(ctx, decodeURIComponent(match[1]));
       if (match[2].startsWith('invoke') && speaksVendorFormat(model)) return invokeVendor(ctx, model, match[2] === 'invoke-with-response-stream');
       if (match[2].startsWith('invoke')) return invoke(ctx, model, match[2] === 'invoke-with-response-stream', promptCache);
-      return converse(ctx, match[2] === 'converse-stream', promptCache);
+      return converse(ctx, model, match[2] === 'converse-stream', promptCache);
     },
   });
 }

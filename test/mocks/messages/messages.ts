@@ -1,7 +1,7 @@
 // POST /v1/messages as the messages API answers it: checks the body the way the API does
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
-// a thinking block when thinking is enabled (its budget, limit and temperature checked; signed: a thinking block sent back with another text is
+// a thinking block when thinking is on (enabled or adaptive, as the model's generation takes it: ../http/claude-thinking.ts; signed: a thinking block sent back with another text is
 // refused, as the API refuses it, and so is a tool result answering an assistant turn that does not
 // begin with its thinking), as JSON or as the API's SSE event sequence. Blocks
 // marked with cache_control (at most four) are breakpoints of the instance's prompt cache, and the
@@ -14,7 +14,7 @@ import { pieces, sendEvents } from '../http/respond.ts';
 import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
-import { claudeThinkingRefusal } from '../http/claude-thinking.ts';
+import { claudeThinkingRefusal, thinkingOn } from '../http/claude-thinking.ts';
 
 type Block = Record<string, any>;
 
@@ -63,7 +63,7 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
   // A token count takes the create call's body without its max_tokens.
   if (!counting && (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)) return bad('max_tokens: Field required');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
-  const thinking = claudeThinkingRefusal(body.thinking, counting ? undefined : body.max_tokens, body.temperature);
+  const thinking = claudeThinkingRefusal(model, body.thinking, body.output_config?.effort, counting ? undefined : body.max_tokens, body.temperature);
   if (thinking !== null) return bad(thinking);
   if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
   const turns: Turn[] = [];
@@ -87,7 +87,7 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
   // With thinking on, the assistant turn whose tool calls the last turn answers must begin with its thinking, as the model wrote it.
   const last = turns.at(-1)!;
   const answered = turns.at(-2);
-  if (body.thinking?.type === 'enabled' && last.content.some((b) => b.type === 'tool_result') && answered?.role === 'assistant' && answered.content[0]?.type !== 'thinking' && answered.content[0]?.type !== 'redacted_thinking') {
+  if (thinkingOn(body.thinking) && last.content.some((b) => b.type === 'tool_result') && answered?.role === 'assistant' && answered.content[0]?.type !== 'thinking' && answered.content[0]?.type !== 'redacted_thinking') {
     return bad(`messages.${turns.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(answered.content[0]?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`);
   }
   if (Array.isArray(body.tools)) {
@@ -149,7 +149,7 @@ function answer(ctx: MockContext, request: MessagesRequest): Answer {
   const lastText = textOfBlocks(last.content);
   const blocks: Block[] = [];
   // Thinking restates the prompt, as a model's reasoning does: what a guardrail redacts shows up here too.
-  if (body.thinking?.type === 'enabled') {
+  if (thinkingOn(body.thinking)) {
     const thinking = `[${ctx.label}] thinking about: ${lastText}`;
     blocks.push({ type: 'thinking', thinking, signature: reasoningSignature(thinking) });
   }
