@@ -1,9 +1,10 @@
 // The thinking a chat request asks for, in the terms of the families that ask for it otherwise: the
 // chat API's `reasoning_effort` as Claude's extended thinking (adaptive at an effort from Claude 4.6
-// on, a token budget before; through the messages API and cloud C's converse) and as Gemini's thinking (a level for Gemini 3 and later, a token
-// budget before), and Claude's own `thinking` as Gemini's, so that one body can fall back from
-// Claude to Gemini. One table of budgets for both, so "high" means the same amount of thinking
-// whichever family answers (docs/providers.md).
+// on, a token budget before; through the messages API and cloud C's converse) and as Gemini's
+// thinking (a level for Gemini 3 and later, a token budget before), and Claude's own `thinking` as
+// Gemini's, so that one body can fall back from Claude to Gemini. One table of budgets for both, so
+// "high" means the same amount of thinking whichever family answers (docs/providers.md). A level an
+// API has no name for is refused here; one the API names but a model lacks is the model's to refuse.
 import { GatewayError } from '../../core/errors.ts';
 import { maxTokensOf, type ChatRequest } from './chat.ts';
 
