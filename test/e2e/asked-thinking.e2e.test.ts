@@ -4,7 +4,8 @@
 // for Gemini 3 and later, a budget before, 2.5 Pro unable to stop thinking) and count thought
 // tokens as the config asks. A Claude agent with tools and an effort runs its second turn unchanged
 // (the thinking is put back as for `thinking`); the emulated Responses API's reasoning.effort goes the
-// same way, a Responses agent chaining tool results by previous_response_id included; what no mapping can honour is refused before any request is sent. Claude's own
+// same way, a Responses agent chaining tool results by previous_response_id included, and its
+// reasoning.summary "auto" gives the reasoning's text as a reasoning item (streamed or not); what no mapping can honour is refused before any request is sent. Claude's own
 // `thinking` sent to Gemini asks for its budget and the thoughts, answered as reasoning_content.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,13 +160,15 @@ describe('reasoning_effort to Gemini', () => {
 
   it('before Gemini 3: the effort\'s budget, the model thinking as much as it allows; none: no thinking', async () => {
     const high = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'think hard' }], reasoning_effort: 'high' });
-    expect(sentConfig()).toEqual({ thinkingBudget: 24576 });
+    expect(sentConfig()).toEqual({ thinkingBudget: 24576, includeThoughts: true });
     expect(reasoningTokens(high)).toBe(384);
+    expect((high.choices[0]!.message as Reasoned).reasoning_content).toBe('[cloudb] thinking about: think hard');
     const low = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'think a little' }], reasoning_effort: 'low' });
     expect(reasoningTokens(low)).toBe(16);
     const none = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'do not think' }], reasoning_effort: 'none' });
     expect(sentConfig()).toEqual({ thinkingBudget: 0 });
     expect(reasoningTokens(none)).toBe(0);
+    expect((none.choices[0]!.message as Reasoned).reasoning_content).toBeUndefined();
     // 2.5 Pro cannot stop thinking: the service's refusal comes back.
     const pro = await refused(client('gemini').chat.completions.create({ model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'do not think' }], reasoning_effort: 'none' }));
     expect(pro?.status).toBe(400);
@@ -174,12 +177,12 @@ describe('reasoning_effort to Gemini', () => {
 
   it('Gemini 3: the effort as its level, streamed too; none and xhigh refused before sending', async () => {
     const low = await client('gemini').chat.completions.create({ model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'level low' }], reasoning_effort: 'low' });
-    expect(sentConfig()).toEqual({ thinkingLevel: 'low' });
+    expect(sentConfig()).toEqual({ thinkingLevel: 'low', includeThoughts: true });
     expect(reasoningTokens(low)).toBe(16);
     const stream = await client('gemini').chat.completions.create({ model: 'gemini-3-flash-preview', messages: [{ role: 'user', content: 'level medium' }], reasoning_effort: 'medium', stream: true, stream_options: { include_usage: true } });
     let usage: OpenAI.Completions.CompletionUsage | undefined;
     for await (const chunk of stream) usage = chunk.usage ?? usage;
-    expect(sentConfig()).toEqual({ thinkingLevel: 'medium' });
+    expect(sentConfig()).toEqual({ thinkingLevel: 'medium', includeThoughts: true });
     expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(128);
     const before = families.cloudb.requests.length;
     for (const effort of ['none', 'xhigh'] as const) {
@@ -239,4 +242,39 @@ it('a Responses agent with tools and reasoning.effort on Claude chains its tool 
   expect(second.output_text).toContain('tool said done');
   const turn = (families.messages.requests.at(-1)!.json as Record<string, any>).messages[1].content;
   expect(turn[0]).toMatchObject({ type: 'thinking', thinking: '[messages] thinking about: look it up with effort through responses' });
+});
+
+describe('the emulated Responses API\'s reasoning summary', () => {
+  type Summarized = { type: string; summary?: Array<{ type: string; text: string }> };
+
+  it.each(['claude', 'gemini'] as const)('summary auto: the reasoning\'s text as a reasoning item before the message (%s), streamed or not', async (config) => {
+    const model = config === 'claude' ? 'claude-opus-4-7' : 'gemini-3-flash-preview';
+    const label = config === 'claude' ? 'messages' : 'cloudb';
+    const created = await client(config).responses.create({ model, input: 'why do cats purr', reasoning: { effort: 'medium', summary: 'auto' } });
+    expect((created.output as Summarized[]).map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect((created.output[0] as Summarized).summary).toEqual([{ type: 'summary_text', text: `[${label}] thinking about: why do cats purr` }]);
+    expect(created.output_text).toContain('why do cats purr');
+    const stream = await client(config).responses.create({ model, input: 'why do dogs bark', reasoning: { effort: 'medium', summary: 'auto' }, stream: true });
+    let summary = '';
+    let done: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.reasoning_summary_text.delta') summary += event.delta;
+      if (event.type === 'response.completed') done = event.response;
+    }
+    expect(summary).toBe(`[${label}] thinking about: why do dogs bark`);
+    expect((done?.output as Summarized[] | undefined)?.map((item) => item.type)).toEqual(['reasoning', 'message']);
+  });
+
+  it('without the summary asked for, or without reasoning, no reasoning item; concise and detailed are refused', async () => {
+    const plain = await client('claude').responses.create({ model: 'claude-opus-4-7', input: 'hello', reasoning: { effort: 'low' } });
+    expect((plain.output as Summarized[]).map((item) => item.type)).toEqual(['message']);
+    const unthought = await client('claude').responses.create({ model: 'claude-opus-4-7', input: 'hello', reasoning: { summary: 'auto' } });
+    expect((unthought.output as Summarized[]).map((item) => item.type)).toEqual(['message']);
+    for (const summary of ['concise', 'detailed'] as const) {
+      const error = await refused(client('claude').responses.create({ model: 'claude-opus-4-7', input: 'hello', reasoning: { effort: 'low', summary } }));
+      expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: '/reasoning/summary' });
+    }
+    const wrong = await refused(client('claude').responses.create({ model: 'claude-opus-4-7', input: 'hello', reasoning: { summary: 'brief' } } as never));
+    expect(wrong).toMatchObject({ status: 400, code: 'invalid_request_body', param: '/reasoning/summary' });
+  });
 });

@@ -246,7 +246,8 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
       [{ prompt: { id: 'pmpt_1', variables: { name: 'Ada' } } }, '/prompt'],
       [{ top_logprobs: 2 }, '/top_logprobs'],
       [{ include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] }, '/include/1'],
-      [{ reasoning: { effort: 'low', summary: 'auto' } }, '/reasoning/summary'],
+      [{ reasoning: { effort: 'low', summary: 'detailed' } }, '/reasoning/summary'],
+      [{ reasoning: { generate_summary: 'auto' } }, '/reasoning/generate_summary'],
       [{ text: { format: { type: 'text' }, verbosty: 'low' } }, '/text/verbosty'],
     ];
     for (const [extra, param] of cases) {

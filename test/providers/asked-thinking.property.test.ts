@@ -136,10 +136,10 @@ describe('generateContent: reasoning_effort as Gemini thinking', () => {
   const translate = (chat: ChatRequest) => toGenerateContentRequest(chat, 'cloudb') as Json;
 
   test.prop([chatRequestArb, effortArb, fc.constantFrom('gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.0-flash-001')], { numRuns: 60 })(
-    'before Gemini 3: the effort\'s budget (none: 0), and nothing else changed',
+    'before Gemini 3: the effort\'s budget with the thoughts (none: 0), and nothing else changed',
     (base, effort, model) => {
       const request = translate({ ...base, model, reasoning_effort: effort });
-      expect(request.generationConfig.thinkingConfig).toEqual({ thinkingBudget: effort === 'none' ? 0 : THINKING_BUDGETS[effort] });
+      expect(request.generationConfig.thinkingConfig).toEqual(effort === 'none' ? { thinkingBudget: 0 } : { thinkingBudget: THINKING_BUDGETS[effort], includeThoughts: true });
       const { thinkingConfig: _, ...rest } = request.generationConfig;
       const without = translate({ ...base, model });
       expect(rest).toEqual(without.generationConfig ?? {});
@@ -156,7 +156,7 @@ describe('generateContent: reasoning_effort as Gemini thinking', () => {
         return;
       }
       expect(error).toBeNull();
-      expect(translate({ ...base, model, reasoning_effort: effort }).generationConfig.thinkingConfig).toEqual({ thinkingLevel: effort });
+      expect(translate({ ...base, model, reasoning_effort: effort }).generationConfig.thinkingConfig).toEqual({ thinkingLevel: effort, includeThoughts: true });
     },
   );
 

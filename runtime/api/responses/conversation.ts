@@ -142,11 +142,19 @@ function itemId(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
 
-/** The first choice of a chat completion as Responses output items. */
-export function outputFromChat(chat: ChatCompletion): EmulatedOutput {
+/**
+ * The first choice of a chat completion as Responses output items. `summarize`: the request asked for
+ * the reasoning's summary, which is the answer's `reasoning_content` (the text of Claude's thinking or
+ * Gemini's thought summaries, as the translations give it), as a reasoning item before the rest.
+ */
+export function outputFromChat(chat: ChatCompletion, summarize = false): EmulatedOutput {
   const choice = chat.choices![0];
   const message = choice.message ?? {};
   const output: Array<Record<string, unknown>> = [];
+  const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
+  if (summarize && typeof reasoning === 'string' && reasoning !== '') {
+    output.push({ id: itemId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: reasoning }] });
+  }
   const text = typeof message.content === 'string' ? message.content : '';
   const refusal = typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : null;
   if (text !== '' || refusal !== null || !Array.isArray(message.tool_calls)) {

@@ -33,6 +33,15 @@ export function responseEvents(response: Record<string, unknown>, options: Event
         }
         emit('response.content_part.done', { ...where, part });
       });
+    } else if (item.type === 'reasoning') {
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, summary: [] } });
+      (item.summary as Item[]).forEach((part, summaryIndex) => {
+        const where = { item_id: item.id, output_index: outputIndex, summary_index: summaryIndex };
+        emit('response.reasoning_summary_part.added', { ...where, part: { ...part, text: '' } });
+        emit('response.reasoning_summary_text.delta', { ...where, delta: part.text, ...padding(options) });
+        emit('response.reasoning_summary_text.done', { ...where, text: part.text });
+        emit('response.reasoning_summary_part.done', { ...where, part });
+      });
     } else if (item.type === 'function_call') {
       emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
       emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: item.arguments, ...padding(options) });

@@ -138,8 +138,10 @@ function refuseUnemulated(body: ResponseCreate): void {
     throw new GatewayError('invalid_request_body', 'Invalid request body: stream_options applies to a streamed response; set stream: true or leave it out.', '/stream_options');
   }
   refuseUnmapped(body.stream_options, 'stream_options', EMULATED_STREAM_OPTIONS, 'the emulated stream takes include_obfuscation only');
-  // Of `reasoning` and `text` a chat completion takes the effort, the format and the verbosity.
-  refuseUnmapped(body.reasoning, 'reasoning', EMULATED_REASONING, 'a chat completion returns no reasoning summary');
+  // Of `reasoning` and `text` a chat completion takes the effort, the format and the verbosity, and
+  // gives its reasoning's text as the summary.
+  refuseUnmapped(body.reasoning, 'reasoning', EMULATED_REASONING, 'a chat completion takes the effort and gives its reasoning as the summary');
+  checkSummary(body.reasoning);
   refuseUnmapped(body.text, 'text', EMULATED_TEXT, 'a chat completion takes its format and verbosity only');
 }
 
@@ -149,7 +151,26 @@ const RESPONSE_INCLUDES: ReadonlySet<string> = new Set([
   'message.input_image.image_url', 'message.output_text.logprobs', 'reasoning.encrypted_content',
 ]);
 
-const EMULATED_REASONING = ['effort'];
+const EMULATED_REASONING = ['effort', 'summary'];
+
+/**
+ * `reasoning.summary`: `auto` is the reasoning's text as the provider gives it (`reasoning_content`);
+ * a chat completion has no concise or detailed form of it to choose from.
+ */
+function checkSummary(reasoning: unknown): void {
+  const summary = (reasoning as { summary?: unknown } | null | undefined)?.summary;
+  if (summary === undefined || summary === null || summary === 'auto') return;
+  if (summary === 'concise' || summary === 'detailed') {
+    throw new GatewayError('unsupported_parameter', `reasoning.summary "${summary}" is not emulated over chat completions: the summary is the provider's reasoning text as it gives it; ask for "auto".`, '/reasoning/summary');
+  }
+  throw new GatewayError('invalid_request_body', `Invalid request body: reasoning.summary must be "auto", "concise" or "detailed", not ${JSON.stringify(summary)}.`, '/reasoning/summary');
+}
+
+/** Whether the request asks for the reasoning's summary. */
+function asksSummary(reasoning: unknown): boolean {
+  const summary = (reasoning as { summary?: unknown } | null | undefined)?.summary;
+  return summary !== undefined && summary !== null;
+}
 const EMULATED_STREAM_OPTIONS = ['include_obfuscation'];
 const EMULATED_TEXT = ['format', 'verbosity'];
 
@@ -220,7 +241,7 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
   if (!isChatCompletion(answer.json)) {
     throw new GatewayError('provider_contract_violation', 'The provider answered the emulated Responses call with something that is not a chat completion.', null, { provider: outcome.provider });
   }
-  const result = outputFromChat(answer.json);
+  const result = outputFromChat(answer.json, asksSummary(body.reasoning));
   const id = `resp_gw${randomBytes(16).toString('hex')}`;
   const response: Record<string, unknown> = {
     id,

@@ -97,7 +97,8 @@ const GEMINI_MAJOR = /^gemini-(\d+)/;
 /**
  * Gemini's `thinkingConfig` for a chat request. An effort: Gemini 3 and later take it as their level
  * (they cannot stop thinking, and have no level above high: `none` and `xhigh` are refused), other
- * models the effort's budget (`none`: 0, thinking off where the model allows it). Claude's
+ * models the effort's budget (`none`: 0, thinking off where the model allows it); the thought
+ * summaries asked for with it (answered as `reasoning_content`). Claude's
  * `thinking`: `enabled` its budget with the thoughts asked for (answered as `reasoning_content`, as
  * Claude's are), `adaptive` the model's own budget (-1) likewise, `disabled` a budget of 0.
  */
@@ -108,13 +109,15 @@ export function geminiThinkingOf(chat: ChatRequest, provider: string): Record<st
   if (own !== undefined) return geminiOfClaudeThinking(own);
   if (effort === undefined) return undefined;
   const major = Number(GEMINI_MAJOR.exec(chat.model ?? '')?.[1] ?? 0);
-  if (major < 3) return { thinkingBudget: effort === 'none' ? 0 : THINKING_BUDGETS[effort] };
+  if (effort === 'none' && major < 3) return { thinkingBudget: 0 };
+  // The thoughts are asked for, as Claude's thinking comes back: as reasoning_content.
+  if (major < 3) return { thinkingBudget: THINKING_BUDGETS[effort as Exclude<ReasoningEffort, 'none'>], includeThoughts: true };
   if (effort === 'none' || effort === 'xhigh') {
     throw new GatewayError('unsupported_parameter',
       `The model "${chat.model}" of the provider "${provider}" thinks at a level from minimal to high${effort === 'none' ? ' and cannot stop thinking' : ''}: "reasoning_effort" "${effort}" has no such level.`,
       'reasoning_effort');
   }
-  return { thinkingLevel: effort };
+  return { thinkingLevel: effort, includeThoughts: true };
 }
 
 /** Claude's `thinking` as Gemini's; any other shape is refused, as Claude refuses it. */
