@@ -73,6 +73,15 @@ describe('outputFromChat', () => {
     expect(callsOnly.assistant.content).toBeNull();
     expect(callsOnly.status).toBe('completed');
   });
+
+  it('gives the reasoning text as a summary item first, only when the summary is asked for', () => {
+    const chat = { choices: [{ message: { content: 'hi', reasoning_content: 'I thought' }, finish_reason: 'stop' }] };
+    expect(outputFromChat(chat).output.map((o) => o.type)).toEqual(['message']);
+    const summarized = outputFromChat(chat, true).output;
+    expect(summarized[0]).toEqual({ id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [{ type: 'summary_text', text: 'I thought' }] });
+    expect(summarized.map((o) => o.type)).toEqual(['reasoning', 'message']);
+    expect(outputFromChat({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }, true).output.map((o) => o.type)).toEqual(['message']);
+  });
 });
 
 describe('responseEvents', () => {
@@ -88,5 +97,18 @@ describe('responseEvents', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
     expect(events.at(-1)?.response).toBe(response);
     expect(responseEvents({ ...response, status: 'incomplete' }).at(-1)?.type).toBe('response.incomplete');
+  });
+
+  it('replays a reasoning item\'s summary as its part and text events', () => {
+    const summary = { type: 'summary_text', text: 'I thought' };
+    const events = responseEvents({ id: 'r', status: 'completed', output: [{ id: 'rs1', type: 'reasoning', summary: [summary] }] }, { obfuscation: false });
+    expect(events.map((e) => e.type).slice(2, -1)).toEqual([
+      'response.output_item.added', 'response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done', 'response.output_item.done',
+    ]);
+    expect(events[2]).toMatchObject({ item: { id: 'rs1', type: 'reasoning', summary: [] } });
+    expect(events[3]).toMatchObject({ item_id: 'rs1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    expect(events[4]).toEqual({ type: 'response.reasoning_summary_text.delta', sequence_number: 4, item_id: 'rs1', output_index: 0, summary_index: 0, delta: 'I thought' });
+    expect(events[6]).toMatchObject({ part: summary });
   });
 });
