@@ -9,14 +9,14 @@
 // `thinking` sent to Gemini asks for its budget and the thoughts, answered as reasoning_content.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveThinkingFamilies, type ThinkingFamilies } from './thinking-families.ts';
+import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
 
 const KEY = 'gw-asked-thinking';
 
-let families: ThinkingFamilies;
+let families: TranslatedFamilies;
 
 beforeAll(async () => {
-  families = await serveThinkingFamilies('asked-thinking', KEY, (targets) => ({
+  families = await serveTranslatedFamilies('asked-thinking', KEY, (targets) => ({
     claude: targets.anthropic,
     gemini: targets.cloudb,
     'claude-then-gemini': { strategy: { mode: 'fallback', on_status_codes: [529] }, targets: [targets.anthropic, { ...targets.cloudb, override_params: { model: 'gemini-2.5-flash' } }] },

@@ -13,19 +13,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import type { CloudbMock } from '../mocks/cloudb/index.ts';
 import type { ServedConfigs } from './serve-in-process.ts';
-import { serveThinkingFamilies, type ThinkingFamilies } from './thinking-families.ts';
+import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
 
 const KEY = 'gw-chat-thinking-tools';
 const EMAIL = 'jane.doe@example.com';
 
 let served: ServedConfigs;
-let families: ThinkingFamilies;
+let families: TranslatedFamilies;
 let messages: MockServer;
 let cloudc: MockServer;
 let cloudb: CloudbMock;
 
 beforeAll(async () => {
-  families = await serveThinkingFamilies('chat-thinking-tools', KEY, (targets) => ({
+  families = await serveTranslatedFamilies('chat-thinking-tools', KEY, (targets) => ({
     claude: targets.anthropic,
     'claude-redacted': { ...targets.anthropic, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
     gemini: targets.cloudb,

@@ -265,7 +265,7 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     const sent = () => gw.messages.requests.length;
     const before = sent();
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } }, 'text.format', 'text.format "json_schema"'],
+      [{ text: { format: { type: 'json_object' } } }, 'text.format', 'text.format "json_object"'],
       [{ text: { verbosity: 'low' } }, 'text.verbosity', '"text.verbosity"'],
     ];
     for (const [extra, param, named] of cases) {

@@ -11,6 +11,7 @@ import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegme
 import type { KeptThinking } from '../types.ts';
 import { withKeptMessagesThinking } from './kept-thinking.ts';
 import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/asked-thinking.ts';
+import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
 
 export type MessagesBlock = (
   | { type: 'text'; text: string }
@@ -36,11 +37,11 @@ export interface MessagesRequest {
   top_k?: number;
   stop_sequences?: string[];
   stream?: boolean;
-  tools?: { name: string; description?: string; input_schema: Record<string, unknown>; cache_control?: CacheControl }[];
+  tools?: { name: string; description?: string; input_schema: Record<string, unknown>; strict?: boolean; cache_control?: CacheControl }[];
   tool_choice?: { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };
   metadata?: { user_id: string };
   thinking?: unknown;
-  output_config?: { effort: string };
+  output_config?: { effort?: string; format?: { type: 'json_schema'; schema: Record<string, unknown> } };
 }
 
 /** The chat parameters this translation reads (the rest: shared/translatable.ts). */
@@ -83,12 +84,16 @@ export function toMessagesRequest(chat: ChatRequest, provider: string, kept: Rea
   if (chat.stream === true) request.stream = true;
   if (typeof chat.user === 'string') request.metadata = { user_id: chat.user };
   if (thinking !== undefined) request.thinking = thinking;
-  if (effort !== undefined) request.output_config = { effort };
+  const answerSchema = answerSchemaOf(chat, provider);
+  if (effort !== undefined || answerSchema !== undefined) {
+    request.output_config = { ...(effort !== undefined ? { effort } : {}), ...(answerSchema !== undefined ? { format: { type: 'json_schema', schema: answerSchema.schema } } : {}) };
+  }
   if (Array.isArray(chat.tools) && chat.tools.length > 0) {
     request.tools = chat.tools.map((tool) => withMark({
       name: tool.function.name,
       ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
       input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+      ...(isStrict(tool) ? { strict: true } : {}),
     }, cacheControlOf(tool)));
   }
   const choice = toolChoiceOf(chat.tool_choice, chat.parallel_tool_calls === false);
@@ -175,8 +180,4 @@ function toolChoiceOf(choice: ChatToolChoice | null | undefined, noParallel: boo
 /** Parameters that change the answer's shape cannot be dropped silently. */
 function refuseShapeChanges(chat: ChatRequest, provider: string): void {
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
-  const format = chat.response_format?.type;
-  if (format !== undefined && format !== 'text') {
-    throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no response_format "${format}".`, 'response_format');
-  }
 }

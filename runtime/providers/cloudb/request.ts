@@ -12,6 +12,7 @@ import { parseJson } from '../../../compiler/config/json-parse.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptSignatures } from './kept-thinking.ts';
 import { geminiThinkingOf } from '../shared/asked-thinking.ts';
+import { refuseStrictTools } from '../shared/structured-output.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -39,6 +40,7 @@ const READS: ReadonlySet<string> = new Set([...CHAT_PARAMS_READ, 'top_k', 'seed'
 /** `kept`: thought signatures kept from earlier answers, put back on the calls they came with (kept-thinking.ts). */
 export function toGenerateContentRequest(chat: ChatRequest, provider: string, kept: ReadonlyMap<string, KeptThinking> | null = null): GenerateContentRequest {
   checkTranslatable(chat, READS, provider);
+  refuseStrictTools(chat, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The gateway does not map logprobs for the provider "${provider}".`, 'logprobs');
   if (chat.stream === true && typeof chat.n === 'number' && chat.n > 1) {
     throw new GatewayError('unsupported_parameter', `Streams from the provider "${provider}" carry one choice; n must be 1 when stream is true.`, 'n');

@@ -12,6 +12,7 @@ import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegme
 import type { KeptThinking } from '../types.ts';
 import { withKeptConverseThinking } from './kept-thinking.ts';
 import { claudeThinkingOf } from '../shared/asked-thinking.ts';
+import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {
@@ -36,13 +37,13 @@ export interface ConverseRequest {
   system?: ({ text: string } | CachePoint)[];
   inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: {
-    tools: ({ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | CachePoint)[];
+    tools: ({ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> }; strict?: boolean } } | CachePoint)[];
     toolChoice?: { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
   };
   /** A model's own fields: a Claude model's `thinking`. */
   additionalModelRequestFields?: { thinking: unknown };
-  /** Claude's effort, for a model taking adaptive thinking. */
-  outputConfig?: { effort: string };
+  /** Claude's effort (a model taking adaptive thinking), and the JSON schema the answer must match (its text, as converse takes it). */
+  outputConfig?: { effort?: string; textFormat?: { type: 'json_schema'; structure: { jsonSchema: { schema: string; name?: string; description?: string } } } };
 }
 
 /** A Claude model's ID, inference profile or ARN (`anthropic.claude-…`, `us.anthropic.claude-…`), whose invoke speaks the messages API and whose converse takes `thinking`. */
@@ -56,8 +57,6 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   checkTranslatable(chat, READS, provider);
   requireSingleChoice(chat, provider);
   if (chat.logprobs === true) throw new GatewayError('unsupported_parameter', `The provider "${provider}" returns no logprobs.`, 'logprobs');
-  const format = chat.response_format?.type;
-  if (format !== undefined && format !== 'text') throw new GatewayError('unsupported_parameter', `The provider "${provider}" has no response_format "${format}".`, 'response_format');
   const system: NonNullable<ConverseRequest['system']> = [];
   const messages: ConverseTurn[] = [];
   let usesTools = false;
@@ -91,7 +90,13 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   if (Object.keys(inference).length > 0) request.inferenceConfig = inference;
   // A Claude model's extended thinking, in its own fields (a model without it refuses them).
   if (thinking !== undefined) request.additionalModelRequestFields = { thinking };
-  if (effort !== undefined) request.outputConfig = { effort };
+  const answerSchema = answerSchemaOf(chat, provider);
+  if (effort !== undefined || answerSchema !== undefined) {
+    request.outputConfig = {
+      ...(effort !== undefined ? { effort } : {}),
+      ...(answerSchema !== undefined ? { textFormat: { type: 'json_schema', structure: { jsonSchema: { ...answerSchema, schema: JSON.stringify(answerSchema.schema) } } } } : {}),
+    };
+  }
   const choice = chat.tool_choice;
   // "none" has no converse form: without tool history the tools are left out, so none can be called.
   const dropTools = choice === 'none' && !usesTools;
@@ -102,6 +107,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
           name: tool.function.name,
           ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
           inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } },
+          ...(isStrict(tool) ? { strict: true } : {}),
         },
       }], cacheControlOf(tool))),
     };

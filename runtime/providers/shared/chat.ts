@@ -45,7 +45,7 @@ export interface ChatRequest {
   frequency_penalty?: number | null;
   tools?: ChatTool[];
   tool_choice?: ChatToolChoice;
-  response_format?: { type: string; json_schema?: { schema?: Record<string, unknown> } };
+  response_format?: { type: string; json_schema?: { name?: string; description?: string; schema?: Record<string, unknown>; strict?: boolean | null } };
   user?: string;
   [key: string]: unknown;
 }

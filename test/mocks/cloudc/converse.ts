@@ -2,7 +2,8 @@
 // does (alternating roles starting with user, non-empty content, toolResult answering the previous
 // toolUse, toolConfig present when tools appear), and the reply is the instance label and the
 // prompt's words, or a toolUse when tools are configured, after a signed reasoning block when a
-// Claude model's thinking is asked for (enabled or adaptive, as the model's generation takes it:
+// Claude model's thinking is asked for; JSON matching outputConfig.textFormat's schema, a strict tool's
+// input matching its schema (../http/structured-output.ts) (thinking enabled or adaptive, as the model's generation takes it:
 // ../http/claude-thinking.ts; a reasoning block sent back with another text is refused, and
 // so is a tool result answering an assistant turn that does not begin with its reasoning).
 // Streams use the binary event framing.
@@ -16,6 +17,7 @@ import { eventMessage, exceptionMessage } from './event-stream.ts';
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
 import { claudeThinkingRefusal, thinkingOn } from '../http/claude-thinking.ts';
+import { instanceOf, structuredOutputRefusal } from '../http/structured-output.ts';
 
 type Json = Record<string, any>;
 
@@ -55,6 +57,20 @@ export async function checkConverse(ctx: MockContext, body: Json | null, modelId
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
   const thinking = claudeThinkingRefusal(modelId, body.additionalModelRequestFields?.thinking, body.outputConfig?.effort, body.inferenceConfig?.maxTokens, body.inferenceConfig?.temperature);
   if (thinking !== null) return bad(`The model returned the following errors: ${thinking}`);
+  // outputConfig.textFormat: the schema is JSON text, as converse takes it.
+  const textFormat = body.outputConfig?.textFormat;
+  let answerSchema: unknown = null;
+  if (textFormat !== undefined) {
+    if (textFormat?.type !== 'json_schema' || typeof textFormat.structure?.jsonSchema?.schema !== 'string') return bad('1 validation error detected: Value at \'outputConfig.textFormat\' failed to satisfy constraint: type must be json_schema and structure.jsonSchema.schema a string');
+    try {
+      answerSchema = JSON.parse(textFormat.structure.jsonSchema.schema);
+    } catch {
+      return bad('The provided JSON schema is not valid JSON.');
+    }
+  }
+  const toolSpecs: Json[] = (body.toolConfig?.tools ?? []).filter((t: Json) => t?.toolSpec !== undefined).map((t: Json) => t.toolSpec);
+  const structured = structuredOutputRefusal(modelId, answerSchema, toolSpecs.map((spec) => spec.strict));
+  if (structured !== null) return bad(`The model returned the following errors: ${structured}`);
   let previous: Json | null = null;
   let usesTools = false;
   for (const [i, message] of (body.messages as Json[]).entries()) {
@@ -154,10 +170,13 @@ function answer(ctx: MockContext, body: Json): Answer {
   if (tools.length > 0 && !answersTool) {
     const named = body.toolConfig?.toolChoice?.tool?.name;
     const tool = tools.find((t) => t.toolSpec.name === named) ?? tools[0];
-    return { blocks: [...reasoning, { toolUse: { toolUseId: vendorId('tooluse_'), name: tool.toolSpec.name, input: { query: lastText } } }], stopReason: 'tool_use', inputTokens, outputTokens: 10 };
+    const input = tool.toolSpec.strict === true ? instanceOf(tool.toolSpec.inputSchema.json, lastText) : { query: lastText };
+    return { blocks: [...reasoning, { toolUse: { toolUseId: vendorId('tooluse_'), name: tool.toolSpec.name, input } }], stopReason: 'tool_use', inputTokens, outputTokens: 10 };
   }
   const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.inferenceConfig?.maxTokens ?? null);
-  return { blocks: [...reasoning, { text: reply.tokens.join('') }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
+  const schema = body.outputConfig?.textFormat?.structure?.jsonSchema?.schema;
+  const text = typeof schema === 'string' ? JSON.stringify(instanceOf(JSON.parse(schema), reply.tokens.join(''))) : reply.tokens.join('');
+  return { blocks: [...reasoning, { text }], stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 
 export async function converse(ctx: MockContext, modelId: string, streamed: boolean, cache: MockPromptCache): Promise<void> {

@@ -1,6 +1,7 @@
 // POST /v1/messages as the messages API answers it: checks the body the way the API does
 // (max_tokens required, roles, content blocks, tool_result ids answering the previous tool_use),
 // then replies with the instance label and the prompt's words, a tool_use when tools are offered,
+// JSON matching output_config.format's schema, a strict tool's input matching its schema (../http/structured-output.ts),
 // a thinking block when thinking is on (enabled or adaptive, as the model's generation takes it: ../http/claude-thinking.ts; signed: a thinking block sent back with another text is
 // refused, as the API refuses it, and so is a tool result answering an assistant turn that does not
 // begin with its thinking), as JSON or as the API's SSE event sequence. Blocks
@@ -15,6 +16,7 @@ import { messagesHeaders, sendMessagesError, sendMessagesJson } from './errors.t
 import { type MockPromptCache, type PromptItem, ttlSeconds } from '../http/prompt-cache.ts';
 import { reasoningSignature, signsReasoning } from '../http/reasoning-signature.ts';
 import { claudeThinkingRefusal, thinkingOn } from '../http/claude-thinking.ts';
+import { instanceOf, structuredOutputRefusal } from '../http/structured-output.ts';
 
 type Block = Record<string, any>;
 
@@ -65,6 +67,10 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
   const thinking = claudeThinkingRefusal(model, body.thinking, body.output_config?.effort, counting ? undefined : body.max_tokens, body.temperature);
   if (thinking !== null) return bad(thinking);
+  const format = body.output_config?.format;
+  if (format !== undefined && format?.type !== 'json_schema') return bad(`output_config.format.type: Input should be 'json_schema'`);
+  const structured = structuredOutputRefusal(model, format?.schema ?? null, Array.isArray(body.tools) ? body.tools.map((tool: Block) => tool?.strict) : []);
+  if (structured !== null) return bad(structured);
   if (body.system !== undefined && typeof body.system !== 'string' && blocksOf(body.system) === null) return bad('system: Input should be a valid string or list of text blocks');
   const turns: Turn[] = [];
   for (const [i, message] of (body.messages as Record<string, unknown>[]).entries()) {
@@ -157,11 +163,14 @@ function answer(ctx: MockContext, request: MessagesRequest): Answer {
   const answersTool = last.content.some((b) => b.type === 'tool_result');
   if (tools.length > 0 && body.tool_choice?.type !== 'none' && !answersTool) {
     const tool = body.tool_choice?.type === 'tool' ? tools.find((t) => t.name === body.tool_choice.name) ?? tools[0] : tools[0];
-    blocks.push({ type: 'tool_use', id: vendorId('toolu_'), name: tool.name, input: { query: lastText } });
+    // A strict tool's arguments match its input schema, as constrained decoding writes them.
+    blocks.push({ type: 'tool_use', id: vendorId('toolu_'), name: tool.name, input: tool.strict === true ? instanceOf(tool.input_schema, lastText) : { query: lastText } });
     return { model, blocks, stopReason: 'tool_use', inputTokens, outputTokens: 12 };
   }
   const reply = replyFor(ctx.label, answersTool ? `tool said ${lastText}` : lastText, body.max_tokens);
-  blocks.push({ type: 'text', text: reply.tokens.join('') });
+  // An answer constrained to a schema is JSON matching it, its strings the reply.
+  const schema = body.output_config?.format?.schema;
+  blocks.push({ type: 'text', text: schema === undefined ? reply.tokens.join('') : JSON.stringify(instanceOf(schema, reply.tokens.join(''))) });
   return { model, blocks, stopReason: reply.finishReason === 'length' ? 'max_tokens' : 'end_turn', inputTokens, outputTokens: reply.tokens.length };
 }
 

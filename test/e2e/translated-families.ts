@@ -1,6 +1,7 @@
-// The three families whose thinking the chat translations carry (the messages API, cloud B's
+// The three families the chat completions are translated to (the messages API, cloud B's
 // generateContent, cloud C's converse), each a mock, with a target config for each: for the e2e
-// tests of thinking through the chat shape, served by a gateway with the configs a test makes of them.
+// tests of what the translations carry (thinking, structured outputs), served by a gateway with the
+// configs a test makes of them.
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import { startCloudcMock, CLOUDC_ACCESS_KEY_ID, CLOUDC_REGION, CLOUDC_SECRET_ACCESS_KEY } from '../mocks/cloudc/index.ts';
@@ -14,7 +15,7 @@ export interface FamilyTargets {
   cloudc: Record<string, unknown>;
 }
 
-export interface ThinkingFamilies {
+export interface TranslatedFamilies {
   served: ServedConfigs;
   messages: MockServer;
   cloudc: MockServer;
@@ -23,7 +24,7 @@ export interface ThinkingFamilies {
 }
 
 /** The three mocks, and a gateway serving `configsOf` their targets (saved configs by id) with `adminKey`. */
-export async function serveThinkingFamilies(label: string, adminKey: string, configsOf: (targets: FamilyTargets) => Record<string, unknown>): Promise<ThinkingFamilies> {
+export async function serveTranslatedFamilies(label: string, adminKey: string, configsOf: (targets: FamilyTargets) => Record<string, unknown>): Promise<TranslatedFamilies> {
   const [messages, cloudc, cloudb] = await Promise.all([startMessagesMock({ label: 'messages' }), startCloudcMock({ label: 'cloudc' }), startCloudbMock({ label: 'cloudb' })]);
   const mocks = [messages, cloudc, cloudb];
   try {

@@ -1,0 +1,74 @@
+// Structured outputs through the chat translations, with the official OpenAI SDK: a json_schema
+// response_format reaches Claude (the messages API and converse) as its own answer format, and the
+// answer is JSON that the client's schema accepts; a strict tool is strict there, and its arguments
+// match its parameters; Gemini, which cannot enforce a tool's arguments, refuses a strict tool before
+// anything is sent; a model too old for structured outputs answers with its own refusal. The mocks
+// enforce the schemas as constrained decoding does (../mocks/http/structured-output.ts).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
+
+const KEY = 'gw-structured-output';
+let families: TranslatedFamilies;
+
+beforeAll(async () => {
+  families = await serveTranslatedFamilies('structured-output', KEY, (targets) => ({ claude: targets.anthropic, converse: targets.cloudc, gemini: targets.cloudb }));
+});
+
+afterAll(() => families?.close());
+
+const client = (config: string) => new OpenAI({ baseURL: `${families.served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+const MODEL = { claude: 'claude-sonnet-4-6', converse: 'us.anthropic.claude-sonnet-4-6' } as const;
+
+const PERSON = {
+  type: 'object',
+  properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 }, tags: { type: 'array', items: { type: 'string' }, minItems: 1 }, role: { type: 'string', enum: ['admin', 'user'] } },
+  required: ['name', 'age', 'tags', 'role'],
+  additionalProperties: false,
+};
+const accepts = (schema: object, value: unknown): boolean => new Ajv2020({ strict: false }).validate(schema, value) as boolean;
+
+describe.each(['claude', 'converse'] as const)('structured outputs to Claude (%s)', (config) => {
+  const model = MODEL[config];
+
+  it('a json_schema answer format: the provider gets the schema, the client JSON its schema accepts, streamed or not', async () => {
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'person', schema: PERSON, strict: true } };
+    const answer = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'John Smith is 42' }], response_format });
+    const content = JSON.parse(answer.choices[0]!.message.content ?? '');
+    expect(accepts(PERSON, content)).toBe(true);
+    const sent = (config === 'claude' ? families.messages : families.cloudc).requests.at(-1)!.json as Record<string, any>;
+    if (config === 'claude') expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: PERSON } });
+    else expect(JSON.parse(sent.outputConfig.textFormat.structure.jsonSchema.schema)).toEqual(PERSON);
+    const stream = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'Ada is 36' }], response_format, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(accepts(PERSON, JSON.parse(text))).toBe(true);
+  });
+
+  it('a strict tool: strict at the provider, its arguments matching its parameters', async () => {
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'save_person', parameters: PERSON, strict: true } }];
+    const answer = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'save Grace, 85' }], tools });
+    const call = answer.choices[0]!.message.tool_calls?.[0] as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall | undefined;
+    expect(call?.function.name).toBe('save_person');
+    expect(accepts(PERSON, JSON.parse(call!.function.arguments))).toBe(true);
+  });
+
+  it('a model before structured outputs answers with its own refusal; an answer format without a schema is refused before sending', async () => {
+    const older = config === 'claude' ? 'claude-3-7-sonnet-20250219' : 'anthropic.claude-3-7-sonnet-20250219-v1:0';
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'person', schema: PERSON } };
+    await expect(client(config).chat.completions.create({ model: older, messages: [{ role: 'user', content: 'hi' }], response_format })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Structured outputs are not supported') });
+    const mock = config === 'claude' ? families.messages : families.cloudc;
+    const before = mock.requests.length;
+    await expect(client(config).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'response_format' });
+    expect(mock.requests.length).toBe(before);
+  });
+});
+
+it('Gemini refuses a strict tool before anything is sent', async () => {
+  const generations = () => families.cloudb.requests.filter((r) => r.path.includes(':generateContent')).length;
+  const before = generations();
+  const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }, { type: 'function', function: { name: 'save', parameters: PERSON, strict: true } }];
+  await expect(client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], tools })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: '/tools/1/function/strict' });
+  expect(generations()).toBe(before);
+});
