@@ -4,18 +4,15 @@
 // thinking); 4.6 takes that or adaptive thinking; 4.7 and later, and the Mythos and Fable lines, take
 // adaptive thinking only (Mythos and Fable cannot disable it). An effort (`output_config.effort`) is
 // one of Claude's levels (xhigh from 4.7 on), on 4.5 and later. No temperature other than 1 with
-// thinking. The mock reads a model's version from its own name, independently of the gateway's code.
+// thinking. The model's version is read from its name (claude-models.ts).
+import { claudeVersionOf } from './claude-models.ts';
 
 type Generation = 'budget' | 'both' | 'adaptive';
 
-/** The thinking forms a Claude model's name says it takes, and its version. */
-function generationOf(model: string): { generation: Generation; major: number; minor: number; lines: string[] } {
-  const parts = (/claude-([a-z0-9.:-]+)/.exec(model)?.[1] ?? '').split(/[-.]/);
-  const [major = 0, minor = 0] = parts.filter((part) => /^\d{1,2}$/.test(part)).map(Number);
-  const lines = parts.filter((part) => part === 'mythos' || part === 'fable');
-  const version = major * 100 + minor;
-  const generation: Generation = lines.length > 0 || version >= 407 ? 'adaptive' : version === 406 ? 'both' : 'budget';
-  return { generation, major, minor, lines };
+/** The thinking forms a Claude model takes. */
+function generationOf(model: string): Generation {
+  const { version, laterLine } = claudeVersionOf(model);
+  return laterLine || version >= 407 ? 'adaptive' : version === 406 ? 'both' : 'budget';
 }
 
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
@@ -32,14 +29,15 @@ export function thinkingOn(thinking: unknown): boolean {
  * them. `maxTokens` undefined: not given (a token count).
  */
 export function claudeThinkingRefusal(model: string, thinking: unknown, effort: unknown, maxTokens: unknown, temperature: unknown): string | null {
-  const { generation, major, minor, lines } = generationOf(model);
+  const generation = generationOf(model);
+  const { version, laterLine } = claudeVersionOf(model);
   if (effort !== undefined) {
     if (!EFFORTS.includes(effort as string)) return `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'`;
-    if (major * 100 + minor < 405) return 'output_config.effort: effort is not supported on this model.';
+    if (version < 405 && !laterLine) return 'output_config.effort: effort is not supported on this model.';
     if (effort === 'xhigh' && generation !== 'adaptive') return `output_config.effort: 'xhigh' is not supported on this model.`;
   }
   const asked = thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
-  if (asked?.type === 'disabled' && lines.length > 0) return '"thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+  if (asked?.type === 'disabled' && laterLine) return '"thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
   if (asked?.type === 'adaptive' && generation === 'budget') return `adaptive thinking is not supported on this model. Use "thinking.type.enabled" with "budget_tokens". ${DOCS}`;
   if (asked?.type === 'enabled') {
     if (generation === 'adaptive') return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';

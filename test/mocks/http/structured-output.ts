@@ -3,6 +3,8 @@
 // schema, written the way a constrained model writes them (a value of each property's type), and
 // the checks of the request the services make (a schema that is an object; models from Claude 4.5 on).
 
+import { claudeVersionOf } from './claude-models.ts';
+
 type Json = Record<string, any>;
 
 /** A value matching `schema`, with `text` where it holds a string: every property given, an array with the items its minimum asks for. */
@@ -31,12 +33,10 @@ export function instanceOf(schema: Json, text: string): unknown {
   }
 }
 
-/** Whether a Claude model's name says it is 4.5 or later (or of a line that began later), which structured outputs need. */
+/** Whether a Claude model is 4.5 or later (or of a line that began later), which structured outputs need. */
 function takesStructuredOutputs(model: string): boolean {
-  const parts = (/claude-([a-z0-9.:-]+)/.exec(model)?.[1] ?? '').split(/[-.]/);
-  if (parts.includes('mythos') || parts.includes('fable')) return true;
-  const [major = 0, minor = 0] = parts.filter((part) => /^\d{1,2}$/.test(part)).map(Number);
-  return major * 100 + minor >= 405;
+  const { version, laterLine } = claudeVersionOf(model);
+  return laterLine || version >= 405;
 }
 
 /** Why the model refuses this answer schema (`schema` as sent: null when none) or these tools' strict flags for `model`; null when it takes them. */
