@@ -45,6 +45,21 @@ function sentThinking(config: 'claude' | 'converse'): { thinking: unknown; effor
   return { thinking: body.additionalModelRequestFields?.thinking, effort: body.outputConfig?.effort, limit: body.inferenceConfig?.maxTokens };
 }
 
+/**
+ * An agent's two turns with tools and an effort, keeping only what the chat shape holds: the first
+ * answers one tool call, the second sends its result back. The second answer's text.
+ */
+async function agentTurns(config: string, model: string, effort: 'low' | 'high', question: string): Promise<string> {
+  const first = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: question }], tools: TOOLS, reasoning_effort: effort });
+  const calls = first.choices[0]!.message.tool_calls ?? [];
+  expect(calls.length).toBe(1);
+  const second = await client(config).chat.completions.create({
+    model, tools: TOOLS, reasoning_effort: effort,
+    messages: [{ role: 'user', content: question }, { role: 'assistant', content: first.choices[0]!.message.content, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }],
+  });
+  return second.choices[0]!.message.content ?? '';
+}
+
 /** The GatewayError body the SDK threw, or null. */
 async function refused(call: Promise<unknown>): Promise<{ status: number; code: unknown; param: unknown; message: string } | null> {
   try {
@@ -71,15 +86,7 @@ describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude mod
   });
 
   it('an agent with tools and an effort runs its second turn unchanged: the signed thinking is put back', async () => {
-    const question = `look it up with effort through ${config}`;
-    const first = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: question }], tools: TOOLS, reasoning_effort: 'low' });
-    const calls = first.choices[0]!.message.tool_calls ?? [];
-    expect(calls.length).toBe(1);
-    const second = await client(config).chat.completions.create({
-      model, tools: TOOLS, reasoning_effort: 'low',
-      messages: [{ role: 'user', content: question }, { role: 'assistant', content: first.choices[0]!.message.content, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }],
-    });
-    expect(second.choices[0]!.message.content).toContain('tool said done');
+    await expect(agentTurns(config, model, 'low', `look it up with effort through ${config}`)).resolves.toContain('tool said done');
   });
 
   it('none asks for no thinking', async () => {
@@ -122,15 +129,7 @@ describe.each(['claude', 'converse'] as const)('reasoning_effort to a Claude mod
   });
 
   it('an agent with tools and an effort runs its second turn unchanged: the signed thinking is put back', async () => {
-    const question = `look it up adaptively through ${config}`;
-    const first = await client(config).chat.completions.create({ model, messages: [{ role: 'user', content: question }], tools: TOOLS, reasoning_effort: 'high' });
-    const calls = first.choices[0]!.message.tool_calls ?? [];
-    expect(calls.length).toBe(1);
-    const second = await client(config).chat.completions.create({
-      model, tools: TOOLS, reasoning_effort: 'high',
-      messages: [{ role: 'user', content: question }, { role: 'assistant', content: first.choices[0]!.message.content, tool_calls: calls }, { role: 'tool', tool_call_id: calls[0]!.id, content: 'done' }],
-    });
-    expect(second.choices[0]!.message.content).toContain('tool said done');
+    await expect(agentTurns(config, model, 'high', `look it up adaptively through ${config}`)).resolves.toContain('tool said done');
   });
 
   it('relays what the model refuses: a level it lacks, thinking it cannot turn off, a budget it no longer takes', async () => {
