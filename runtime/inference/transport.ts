@@ -27,7 +27,7 @@ import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-targ
 import { boundaryOf } from '../core/multipart.ts';
 import { lastKept, type LastKept } from '../core/memo.ts';
 import { LruMap } from './lru.ts';
-import { calledIds, keeper, keptFor } from './kept-thinking.ts';
+import { calledIds, keeper, keptFor } from '../pipeline/turn-memory/kept-thinking-memory.ts';
 import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
 
@@ -115,6 +115,7 @@ export class InferenceTransport {
       attempt.provider = providerName;
       attempt.awaitingAnswer = false;
       attempt.reportedUsage = null;
+      attempt.keptThinking = null;
       const adapter = this.#providers.get(providerName);
       // A virtual key's or slug's provider is known only now: the target's own options must be its family's.
       if (stored !== null) refuseOtherFamilyOptions(plan, stored);

@@ -5,7 +5,7 @@
 // run it through the same pipeline.
 import type { Metadata } from '../core/gateway-headers.ts';
 import type { RoutePlan } from '../core/plan.ts';
-import type { EndpointKind, ProviderOptions } from '../providers/types.ts';
+import type { EndpointKind, KeptThinking, ProviderOptions } from '../providers/types.ts';
 import type { RoutedRequest } from '../router/router-runtime.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { SendProgress } from '../upstream/types.ts';
@@ -73,6 +73,8 @@ export interface UpstreamTry extends SendProgress {
    * (providers/shared/stream-usage.ts), so the log need not estimate it. Null until then.
    */
   reportedUsage: unknown;
+  /** The signed thinking a translation handed over with its answer's tool calls (turn-memory/kept-thinking-memory.ts); null when none. */
+  keptThinking?: KeptThinking[] | null;
 }
 
 /** Where the exchange came from: a client over HTTP, a line of a gateway-managed batch, or the chat call behind an emulated Responses request. */

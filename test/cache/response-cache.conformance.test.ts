@@ -26,6 +26,11 @@ const answers = fc.record({
   provider: fc.constantFrom('openai', 'anthropic', ''),
   // A stored stream's usage, reported outside it; absent on most.
   usage: fc.option(fc.record({ prompt_tokens: fc.nat(10_000), completion_tokens: fc.nat(10_000), total_tokens: fc.nat(20_000) }), { nil: undefined }),
+  // The signed thinking a translation handed over with the answer's tool calls; absent on most.
+  kept: fc.option(fc.array(fc.uniqueArray(fc.stringMatching(/^toolu_[a-z0-9]{1,8}$/), { minLength: 1, maxLength: 3 }).chain((ids) => fc.record({
+    toolCallIds: fc.constant(ids),
+    withCall: fc.tuple(...ids.map(() => fc.array(fc.record({ type: fc.constant('thinking'), thinking: fc.string({ maxLength: 30 }), signature: fc.base64String({ maxLength: 24 }) }), { maxLength: 2 }))),
+  })), { minLength: 1, maxLength: 2 }), { nil: undefined }),
 }, { requiredKeys: ['status', 'headers', 'body', 'storedAt', 'leafPath', 'provider'] });
 
 describe.each(CACHE_BACKENDS)('response cache on %s', (backend) => {

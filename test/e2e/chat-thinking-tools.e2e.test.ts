@@ -30,6 +30,7 @@ beforeAll(async () => {
     'claude-redacted': { ...targets.anthropic, output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
     gemini: targets.cloudb,
     'cloudc-claude': targets.cloudc,
+    'claude-cached': { ...targets.anthropic, cache: { mode: 'simple' } },
   }));
   ({ served, messages, cloudc, cloudb } = families);
 });
@@ -48,14 +49,14 @@ const askedOf = (config: string): Record<string, unknown> => ASKED[config] ?? { 
 type Calls = { role: 'assistant'; content: string | null; tool_calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] };
 
 /** The first call's assistant message, streamed (assembled as an agent does) or not. */
-async function firstTurn(config: string, question: string, stream: boolean): Promise<{ message: Calls; reasoning: string }> {
+async function firstTurn(config: string, question: string, stream: boolean, key = KEY): Promise<{ message: Calls; reasoning: string }> {
   const body = { messages: [{ role: 'user' as const, content: question }], tools: TOOLS, ...askedOf(config) };
   if (!stream) {
-    const answer = await client(config).chat.completions.create(body as never) as OpenAI.Chat.Completions.ChatCompletion;
+    const answer = await client(config, key).chat.completions.create(body as never) as OpenAI.Chat.Completions.ChatCompletion;
     const message = answer.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessage & { reasoning_content?: string };
     return { message: { role: 'assistant', content: message.content, tool_calls: message.tool_calls ?? [] }, reasoning: message.reasoning_content ?? '' };
   }
-  const chunks = await client(config).chat.completions.create({ ...body, stream: true } as never) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+  const chunks = await client(config, key).chat.completions.create({ ...body, stream: true } as never) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
   let reasoning = '';
   let content = '';
   const calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
@@ -147,6 +148,24 @@ describe('extended thinking with tools through the chat translation', () => {
     expect(theirs?.message).toContain('must start with a thinking block');
     expect((await secondTurn('claude', question, message)).choices[0]!.finish_reason).toBe('stop');
   });
+
+  for (const stream of [false, true]) {
+    it(`an answer the cache serves to another organisation carries its thinking there: that organisation's tool results turn works${stream ? ', streamed' : ''}`, async () => {
+      const other = await served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
+      await served.gateway.store.changes.refresh();
+      const question = `look up the comet ${stream ? 'streamed' : 'now'}`;
+      const asked = () => messages.requests.filter((r) => r.path === '/v1/messages').length;
+      const ours = await firstTurn('claude-cached', question, stream);
+      const before = asked();
+      // The same first turn from another organisation is a cache hit: the provider is not asked, the calls are the same.
+      const theirs = await firstTurn('claude-cached', question, stream, other.key);
+      expect(asked()).toBe(before);
+      expect(theirs.message.tool_calls.map((call) => call.id)).toEqual(ours.message.tool_calls.map((call) => call.id));
+      const second = await secondTurn('claude-cached', question, theirs.message, other.key);
+      expect(second.choices[0]!.message.content).toContain('tool said done');
+      expect(sentAssistantTurn()[0]).toMatchObject({ type: 'thinking', thinking: `[messages] thinking about: ${question}` });
+    });
+  }
 
   it('an assistant message making other calls than the answer did gets nothing put back: the provider\'s refusal comes back', async () => {
     const question = 'look up the tides';

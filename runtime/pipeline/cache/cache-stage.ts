@@ -24,6 +24,7 @@ import type { CacheTags } from './response-cache.ts';
 import { splitRequest } from './request-text.ts';
 import { storing } from './storing-response.ts';
 import { carriesError } from './answer-error.ts';
+import { keepAgain } from '../turn-memory/kept-thinking-memory.ts';
 
 const CACHED_ENDPOINTS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
@@ -83,6 +84,7 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
       const hit = await store.get(key);
       if (hit !== null) {
         record.cacheStatus = CACHE_STATUS.hit;
+        keptAgain(services, x, hit);
         return hitOutcome(hit, now(), CACHE_STATUS.hit, null);
       }
     }
@@ -99,6 +101,7 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
           const answer = await store.get(match.entryKey);
           if (answer !== null) {
             record.cacheStatus = CACHE_STATUS.semanticHit;
+            keptAgain(services, x, answer);
             return hitOutcome(answer, now(), CACHE_STATUS.semanticHit, match.similarity);
           }
           semantic.index.forget(similar.scope, match.entryKey, vector.length);
@@ -122,6 +125,8 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
       // a hit is logged with it too rather than with an estimate.
       const reported = stream ? x.upstreamTry?.reportedUsage : undefined;
       if (reported !== undefined && reported !== null) answer.usage = reported;
+      const kept = x.upstreamTry?.keptThinking;
+      if (kept !== undefined && kept !== null) answer.kept = kept;
       metrics?.cacheStored(body.length);
       const stored = store.set(key, answer, ttlMs, tags);
       // The vector once the answer is in the store, so no process matches it before it can be read.
@@ -133,6 +138,12 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     return { ...outcome, headers, response: storing(response, maxEntryBytes, keep) };
   };
   return fn;
+}
+
+/** A hit answering tool calls after signed thinking: the thinking is kept again for this request's organisation (kept-thinking-memory.ts). */
+function keptAgain(services: Services, x: Exchange, answer: CachedAnswer): void {
+  const memory = services.turns;
+  if (answer.kept !== undefined && memory !== null) keepAgain(memory, x, answer.kept);
 }
 
 function hitOutcome(answer: CachedAnswer, now: number, status: CacheStatus, similarity: number | null): Outcome {

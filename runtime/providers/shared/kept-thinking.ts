@@ -6,7 +6,7 @@
 // message has no place for signed blocks (its reasoning_content is their text alone), so a chat
 // client could never send them back, and every tool-use turn with thinking failed. The translation
 // hands them over (ProviderCall.keepThinking), the gateway keeps them by the tool calls they led to
-// (runtime/inference/kept-thinking.ts), and the translation puts them back before those calls when
+// (runtime/pipeline/turn-memory/kept-thinking-memory.ts), and the translation puts them back before those calls when
 // the client's assistant message makes the same calls (ProviderCall.keptThinking).
 import type { KeptThinking } from '../types.ts';
 import { asksEffort } from './asked-thinking.ts';
