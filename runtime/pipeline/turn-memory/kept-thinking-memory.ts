@@ -16,7 +16,7 @@ const KEY_PREFIX = 'thinking:';
 export function keeper(memory: TurnMemory, x: Exchange): (kept: KeptThinking) => void {
   const scope = turnScope(x);
   return (kept) => {
-    void memory.keep(scope, [{ key: KEY_PREFIX + kept.toolCallIds[0]!, value: JSON.stringify(kept) }]);
+    void memory.keep(scope, [entryOf(kept)]);
     const tried = x.upstreamTry;
     if (tried !== null) (tried.keptThinking ??= []).push(kept);
   };
@@ -28,7 +28,12 @@ export function keeper(memory: TurnMemory, x: Exchange): (kept: KeptThinking) =>
  * whoever the cache serves them to, and the thinking must be found then (a day from this use).
  */
 export function keepAgain(memory: TurnMemory, x: Exchange, kept: readonly KeptThinking[]): void {
-  void memory.keep(turnScope(x), kept.map((entry) => ({ key: KEY_PREFIX + entry.toolCallIds[0]!, value: JSON.stringify(entry) })));
+  void memory.keep(turnScope(x), kept.map(entryOf));
+}
+
+/** An answer's thinking as the turn memory keeps it: by its first tool call id. */
+function entryOf(kept: KeptThinking): { key: string; value: string } {
+  return { key: KEY_PREFIX + kept.toolCallIds[0]!, value: JSON.stringify(kept) };
 }
 
 /** The first tool call id of each assistant message that makes calls: what kept thinking is looked for by. */
