@@ -3,7 +3,8 @@
 // answer is JSON that the client's schema accepts; a strict tool is strict there, and its arguments
 // match its parameters; Gemini, which cannot enforce a tool's arguments, refuses a strict tool before
 // anything is sent; a model too old for structured outputs answers with its own refusal. The mocks
-// enforce the schemas as constrained decoding does (../mocks/http/structured-output.ts).
+// enforce the schemas as constrained decoding does (../mocks/http/structured-output.ts). The emulated
+// Responses API's text.format and strict tools go the same way.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,4 +72,14 @@ it('Gemini refuses a strict tool before anything is sent', async () => {
   const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }, { type: 'function', function: { name: 'save', parameters: PERSON, strict: true } }];
   await expect(client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], tools })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: '/tools/1/function/strict' });
   expect(generations()).toBe(before);
+});
+
+it('the emulated Responses API\'s text.format json_schema reaches Claude as its answer format: output_text is JSON the schema accepts', async () => {
+  const created = await client('claude').responses.create({ model: 'claude-sonnet-4-6', input: 'Linus is 55', text: { format: { type: 'json_schema', name: 'person', schema: PERSON, strict: true } } });
+  expect(created.status).toBe('completed');
+  expect(accepts(PERSON, JSON.parse(created.output_text))).toBe(true);
+  expect((families.messages.requests.at(-1)!.json as Record<string, any>).output_config).toEqual({ format: { type: 'json_schema', schema: PERSON } });
+  // A strict function tool where it cannot be enforced names the Responses field.
+  await expect(client('gemini').responses.create({ model: 'gemini-2.5-flash', input: 'hi', tools: [{ type: 'function', name: 'save', parameters: PERSON, strict: true }] }))
+    .rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: '/tools/0/strict' });
 });
