@@ -10,19 +10,12 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockServer } from '../mocks/http/mock-server.ts';
-import type { CloudbMock } from '../mocks/cloudb/index.ts';
-import type { ServedConfigs } from './serve-in-process.ts';
 import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
 
 const KEY = 'gw-chat-thinking-tools';
 const EMAIL = 'jane.doe@example.com';
 
-let served: ServedConfigs;
 let families: TranslatedFamilies;
-let messages: MockServer;
-let cloudc: MockServer;
-let cloudb: CloudbMock;
 
 beforeAll(async () => {
   families = await serveTranslatedFamilies('chat-thinking-tools', KEY, (targets) => ({
@@ -32,12 +25,11 @@ beforeAll(async () => {
     'cloudc-claude': targets.cloudc,
     'claude-cached': { ...targets.anthropic, cache: { mode: 'simple' } },
   }));
-  ({ served, messages, cloudc, cloudb } = families);
 });
 
 afterAll(() => families?.close());
 
-const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
+const client = (config: string, key = KEY) => new OpenAI({ baseURL: `${families.served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-config': config } });
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks it up', parameters: { type: 'object', properties: {} } } }];
 /** The messages API's thinking parameter, which the translation passes on. */
 const THINKING = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } as Record<string, unknown>;
@@ -82,7 +74,7 @@ function secondTurn(config: string, question: string, message: Calls, key = KEY)
 }
 
 /** The assistant turn the provider got last. */
-const sentAssistantTurn = (): any[] => (messages.requests.at(-1)!.json as any).messages[1].content;
+const sentAssistantTurn = (): any[] => (families.messages.requests.at(-1)!.json as any).messages[1].content;
 
 describe('extended thinking with tools through the chat translation', () => {
   for (const stream of [false, true]) {
@@ -109,7 +101,7 @@ describe('extended thinking with tools through the chat translation', () => {
       expect(reasoning).toBe(`[cloudc] thinking about: ${question}`);
       const second = await secondTurn('cloudc-claude', question, { role: 'assistant', content: message.content, tool_calls: message.tool_calls });
       expect(second.choices[0]!.message.content).toContain('tool said done');
-      const sent = (cloudc.requests.at(-1)!.json as any);
+      const sent = (families.cloudc.requests.at(-1)!.json as any);
       expect(sent.additionalModelRequestFields).toEqual({ thinking: THINKING.thinking });
       expect(sent.messages[1].content[0].reasoningContent.reasoningText).toMatchObject({ text: `[cloudc] thinking about: ${question}` });
       expect(sent.messages[1].content.at(-1).toolUse.toolUseId).toBe(message.tool_calls[0]!.id);
@@ -123,7 +115,7 @@ describe('extended thinking with tools through the chat translation', () => {
       expect(message.tool_calls.length).toBe(1);
       const second = await secondTurn('gemini', question, { role: 'assistant', content: message.content, tool_calls: message.tool_calls });
       expect(second.choices[0]!.message.content).toContain('tool said');
-      const sent = cloudb.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent')).at(-1)!.json as any;
+      const sent = families.cloudb.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent')).at(-1)!.json as any;
       const call = sent.contents[1].parts.find((p: any) => p.functionCall !== undefined);
       expect(typeof call.thoughtSignature).toBe('string');
     });
@@ -139,8 +131,8 @@ describe('extended thinking with tools through the chat translation', () => {
   });
 
   it('another organisation sending the same calls gets nothing put back; the organisation that asked does', async () => {
-    const other = await served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
-    await served.gateway.store.changes.refresh();
+    const other = await families.served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
+    await families.served.gateway.store.changes.refresh();
     const question = 'look up the moon';
     const { message } = await firstTurn('claude', question, false);
     const theirs = await secondTurn('claude', question, message, other.key).then(() => null, (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
@@ -151,10 +143,10 @@ describe('extended thinking with tools through the chat translation', () => {
 
   for (const stream of [false, true]) {
     it(`an answer the cache serves to another organisation carries its thinking there: that organisation's tool results turn works${stream ? ', streamed' : ''}`, async () => {
-      const other = await served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
-      await served.gateway.store.changes.refresh();
+      const other = await families.served.gateway.store.apiKeys.create({ scope: 'admin', organisationId: randomUUID() });
+      await families.served.gateway.store.changes.refresh();
       const question = `look up the comet ${stream ? 'streamed' : 'now'}`;
-      const asked = () => messages.requests.filter((r) => r.path === '/v1/messages').length;
+      const asked = () => families.messages.requests.filter((r) => r.path === '/v1/messages').length;
       const ours = await firstTurn('claude-cached', question, stream);
       const before = asked();
       // The same first turn from another organisation is a cache hit: the provider is not asked, the calls are the same.

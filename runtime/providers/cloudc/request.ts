@@ -11,7 +11,7 @@ import { checkTranslatable, CHAT_PARAMS_READ } from '../shared/translatable.ts';
 import { breakpointWithoutContent, type CacheControl, cacheControlOf, cacheSegments, lastCacheControl } from '../shared/cache-control.ts';
 import type { KeptThinking } from '../types.ts';
 import { withKeptConverseThinking } from './kept-thinking.ts';
-import { claudeThinkingOf } from '../shared/asked-thinking.ts';
+import { claudeThinkingOf, reasoningEffortOf } from '../shared/asked-thinking.ts';
 import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
@@ -78,7 +78,7 @@ export function toConverseRequest(chat: ChatRequest, provider: string, kept: Rea
   if (system.length > 0) request.system = system;
   const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
   // The effort maps to a Claude model's thinking; other models' reasoning controls are their own.
-  if (chat.reasoning_effort != null && !CLAUDE_MODEL.test(chat.model ?? '')) {
+  if (reasoningEffortOf(chat) !== undefined && !CLAUDE_MODEL.test(chat.model ?? '')) {
     throw new GatewayError('unsupported_parameter', `The gateway maps "reasoning_effort" to a Claude model's thinking on the provider "${provider}"; the model "${chat.model}" is not one.`, 'reasoning_effort');
   }
   const { thinking, effort, maxTokens } = claudeThinkingOf(chat, provider);
