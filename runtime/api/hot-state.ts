@@ -3,6 +3,7 @@
 // connection opened here. Installed into the routers' services before any saved config is built.
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../pipeline/cache/cache-service.ts';
+import type { CachePurger } from './cache/shared-purges.ts';
 import type { Limits } from '../pipeline/limits/limits.ts';
 import type { ConfigResolver } from '../inference/config-resolver.ts';
 import type { GatewaySetup } from '../server/start.ts';
@@ -16,6 +17,7 @@ import { setupLimits } from './policies/limits-setup.ts';
 export interface HotState {
   limits: Limits;
   cache: CacheService;
+  purgeCache: CachePurger;
 }
 
 /**
@@ -46,5 +48,7 @@ export async function setupHotState(setup: GatewaySetup, resolver: ConfigResolve
     // Every process finds what any of them kept between turns (a conversation's turns go to any).
     services.turns = new RedisTurnMemory(connection, setup.logger);
   }
-  return { limits: await setupLimits(setup, services, redis, env), cache: await setupCache(setup, resolver, redis, env) };
+  const limits = await setupLimits(setup, services, redis, env);
+  const { cache, purge } = await setupCache(setup, resolver, redis, env);
+  return { limits, cache, purgeCache: purge };
 }

@@ -39,7 +39,7 @@ export interface ControlPlane {
 export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigResolver): Promise<ControlPlane> {
   const { store, gateway, logger } = setup;
   // Before any saved config's router is built: the routers' limit and cache stages hold the services.
-  const { limits, cache } = await setupHotState(setup, resolver);
+  const { limits, cache, purgeCache } = await setupHotState(setup, resolver);
   // Guardrails before configs: a config's guardrail names resolve when it compiles.
   const guardrails = new GuardrailCatalog(store.guardrails);
   if (setup.guardrailsDir !== null) guardrails.installFiles(await loadGuardrailFiles(setup.guardrailsDir));
@@ -77,7 +77,7 @@ export async function setupControlPlane(setup: GatewaySetup, resolver: ConfigRes
     ...guardrailHandlers(store, guardrails, configs),
     ...rateLimitHandlers(store, limits),
     ...usageLimitHandlers(store, limits),
-    ...cacheHandlers(cache),
+    ...cacheHandlers(purgeCache),
   };
   // Only what the route table serves (tests may run with a smaller table).
   const served = new Set(gateway.routes.routes.map((route) => route.handler));

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiKeyStore } from './api-key-store.ts';
 import type { BatchStore } from './batch-store.ts';
+import type { CachePurgeLog } from './cache-purge-log.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import type { SavedConfigStore } from './config-store.ts';
 import type { GatewayFileStore } from './file-store.ts';
@@ -15,6 +16,7 @@ import type { RequestLogStore } from './request-log-store.ts';
 import type { ResponseStore } from './response-store.ts';
 import { SqlApiKeyStore } from './sql/sql-api-key-store.ts';
 import { SqlBatchStore } from './sql/sql-batch-store.ts';
+import { SqlCachePurgeLog } from './sql/sql-cache-purge-log.ts';
 import { SqlConfigStore } from './sql/sql-config-store.ts';
 import type { SqlDatabase } from './sql/sql-database.ts';
 import { SqlFileStore } from './sql/sql-file-store.ts';
@@ -52,6 +54,8 @@ export interface GatewayStore {
   readonly responses: ResponseStore;
   /** The request log (written in batches by runtime/telemetry/request-log.ts). */
   readonly requestLogs: RequestLogStore;
+  /** Purges of the in-memory response caches, told to every process (runtime/store/cache-purge-log.ts). */
+  readonly cachePurges: CachePurgeLog;
   /** Revisions of every record kind, polled to keep in-memory copies current across processes. */
   readonly changes: ChangeFeed;
   /** The process is stopping: from now on statements give up on a database that does not answer within seconds. */
@@ -120,6 +124,7 @@ export function composeStore(db: SqlDatabase, changeFeed?: ChangeFeedOptions, re
     batches: new SqlBatchStore(db),
     responses: new SqlResponseStore(db),
     requestLogs: requestLogs ?? new SqlRequestLogStore(db),
+    cachePurges: new SqlCachePurgeLog(db),
     changes,
     stopping: () => db.stopping(),
     close() {

@@ -11,4 +11,5 @@ export const RECORD_KINDS = {
   files: 'gateway_files',
   batches: 'gateway_batches',
   responses: 'stored_responses',
+  cachePurges: 'cache_purges',
 } as const;

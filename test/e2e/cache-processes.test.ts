@@ -1,6 +1,7 @@
 // The response cache across processes, with real parts only: two `gateway serve` processes on one
 // Redis share entries, simple and semantic (a paraphrase stored through one is a SEMANTIC HIT in the
-// other); and a gateway whose Redis dies keeps answering from the provider (MISS), never a 5xx.
+// other); a gateway whose Redis dies keeps answering from the provider (MISS), never a 5xx; and
+// without Redis, where each process caches in its own memory, a purge through one reaches the other.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,46 @@ describe('response cache across processes', () => {
       await redis.kill();
     }
   });
+
+  it('without Redis, a purge through one process empties the other\'s memory cache too, within a poll', { timeout: 60_000 }, async () => {
+    const processes: ServeProcess[] = [];
+    try {
+      const env = { GATEWAY_API_KEY: ADMIN_KEY, GATEWAY_MEMORY_TUNING: 'off', GATEWAY_REQUEST_LOG: 'off', GATEWAY_STORE_POLL_MS: '100' };
+      // Two processes on one SQLite file, as two servers on one PostgreSQL share it.
+      processes.push(await startServe(env, join(dir, 'memory-data'), ['--configs', join(dir, 'simple-only')]));
+      processes.push(await startServe(env, join(dir, 'memory-data'), ['--configs', join(dir, 'simple-only')]));
+      const [a, b] = processes.map((p) => p.url);
+      const run = randomUUID();
+      const namespaced = (url: string, namespace: string) => chatIn(url, namespace, `purged everywhere ${run}`);
+      // Each process holds its own entry of each namespace.
+      for (const url of [a, b]) {
+        for (const namespace of ['kept', 'purged']) {
+          expect((await namespaced(url, namespace)).cache).toBe('MISS');
+          expect((await until(() => namespaced(url, namespace), (r) => r.cache === 'HIT')).cache).toBe('HIT');
+        }
+      }
+      const purge = await fetch(`${a}/v1/cache?namespace=purged`, { method: 'DELETE', headers: { 'x-gateway-api-key': ADMIN_KEY } });
+      expect(purge.status).toBe(200);
+      // What the answering process held; the other purges its own when its change feed polls.
+      expect(await purge.json()).toEqual({ object: 'cache.purge', purged: 1, namespace: 'purged', config_id: null });
+      expect((await namespaced(a, 'purged')).cache).toBe('MISS');
+      expect((await until(() => namespaced(b, 'purged'), (r) => r.cache === 'MISS', 3000)).cache).toBe('MISS');
+      expect((await namespaced(b, 'kept')).cache).toBe('HIT');
+      expect((await namespaced(a, 'kept')).cache).toBe('HIT');
+    } finally {
+      await stopServes(...processes);
+    }
+  });
+
+  async function chatIn(url: string, namespace: string, content: string): Promise<{ status: number; cache: string | null }> {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN_KEY, 'x-gateway-config': 'simple', 'x-gateway-cache-namespace': namespace, authorization: `Bearer ${VENDOR_MOCK_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, cache: res.headers.get('x-gateway-cache-status') };
+  }
 
   it('keeps answering when its Redis dies: MISS from the provider, counted in /metrics, never a 5xx', { timeout: 60_000 }, async () => {
     const redis = await startPrivateRedis();

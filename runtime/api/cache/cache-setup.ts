@@ -2,6 +2,8 @@
 // and never failing a request: a lookup Redis does not answer is a miss), else in this process's
 // memory, bounded by GATEWAY_CACHE_MAX_BYTES; and the semantic cache when the server names an
 // embeddings route for it. Installed into the routers' services before any saved config is built.
+// The admin's purge reaches every process: through Redis, or through the store's change feed when
+// each process caches in its own memory (shared-purges.ts).
 import type { Redis } from 'ioredis';
 import type { CacheService } from '../../pipeline/cache/cache-service.ts';
 import { cacheSettingsFromEnv, type SemanticSettings } from '../../pipeline/cache/cache-settings.ts';
@@ -14,24 +16,39 @@ import { RedisSemanticFeed } from '../../pipeline/cache/semantic-feed.ts';
 import { SemanticIndex } from '../../pipeline/cache/semantic-index.ts';
 import { routeEmbedder } from './embedder.ts';
 import type { GatewaySetup } from '../../server/start.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { type CachePurger, purgeEveryProcess } from './shared-purges.ts';
 
 /** Longer than the feed's blocking read (1 s). */
 const FEED_COMMAND_TIMEOUT_MS = 5000;
 
-export async function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<CacheService> {
+export interface CacheSetup {
+  cache: CacheService;
+  /** `DELETE /v1/cache`. */
+  purge: CachePurger;
+}
+
+export async function setupCache(setup: GatewaySetup, resolver: ConfigResolver, redis: Redis | null, env: NodeJS.ProcessEnv = process.env): Promise<CacheSetup> {
   const services = resolver.services;
   const settings = cacheSettingsFromEnv(env);
   let store;
+  let purge: CachePurger;
   if (redis === null) {
     const memory = new MemoryResponseCache(settings.maxBytes, services.now);
     services.metrics?.addSources({ cacheMemory: () => ({ bytes: memory.bytes, entries: memory.entries }) });
     store = memory;
+    purge = await purgeEveryProcess(memory, setup.store.cachePurges, setup.store.changes, setup.logger);
   } else {
-    store = new FailOpenCache(new RedisResponseCache(redis), setup.logger, (operation) => services.metrics?.cacheBackendFailure(operation));
+    const shared = new FailOpenCache(new RedisResponseCache(redis), setup.logger, (operation) => services.metrics?.cacheBackendFailure(operation));
+    store = shared;
+    purge = (filter) =>
+      shared.purge(filter).catch((error: unknown) => {
+        throw new GatewayError('cache_unavailable', `The shared response cache (Redis) did not answer: ${(error as Error).message}. Nothing was purged for sure; try again.`);
+      });
   }
   const cache: CacheService = { store, settings, semantic: await setupSemantic(setup, resolver, settings.semantic, redis) };
   services.cache = cache;
-  return cache;
+  return { cache, purge };
 }
 
 async function setupSemantic(setup: GatewaySetup, resolver: ConfigResolver, settings: SemanticSettings | null, redis: Redis | null): Promise<SemanticCache | null> {

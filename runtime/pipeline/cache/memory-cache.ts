@@ -84,6 +84,13 @@ export class MemoryResponseCache implements ResponseCache {
     return Promise.resolve(purged);
   }
 
+  /** Drops every entry: for a process that lost track of the purges other processes told it of. */
+  clear(): void {
+    this.#entries.clear();
+    this.#oldest = this.#newest = null;
+    this.#bytes = 0;
+  }
+
   #remove(entry: Entry): void {
     this.#entries.delete(entry.key);
     this.#unlink(entry);
