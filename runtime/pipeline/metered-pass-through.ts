@@ -1,6 +1,7 @@
 // The pass-through calls the gateway meters: a family's own chat API called as it is, through the
 // pass-through, to a target of that family. The messages API's create call (`POST /v1/messages`,
-// `?beta=true` as its coding agents send it) to an `anthropic` target, cloud B's generateContent
+// `?beta=true` as its coding agents send it) to an `anthropic` target, or to a `cloudc` target,
+// which answers it with a Claude model's invoke in the messages API's shapes, cloud B's generateContent
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
 // Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
@@ -124,6 +125,8 @@ type OwnCall = ChatCall | TextlessCall | InvokeCall;
 
 const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
+  // A `cloudc` target answers it with a Claude model's invoke, its answer and stream those of the messages API (providers/cloudc/messages-invoke.ts).
+  { path: MESSAGES_PATH, family: CLOUDC_PROVIDER, dialect: 'messages' },
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
@@ -143,9 +146,11 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'imagePredict', model: IMAGE_MODEL, textless: 'images' },
 ];
 
-function ownCall(x: Exchange): OwnCall | null {
+/** The own call `x` is; of `family`'s, when given (one path may be two families' own: the messages API's create call). */
+function ownCall(x: Exchange, family?: string): OwnCall | null {
   if (x.endpoint !== 'passthrough' || x.method !== 'POST') return null;
   for (const call of OWN_CALLS) {
+    if (family !== undefined && call.family !== family) continue;
     const match = call.path.exec(x.upstreamPath);
     if (match !== null && (call.model === undefined || call.model.test(match[1]))) return call;
   }
@@ -154,8 +159,8 @@ function ownCall(x: Exchange): OwnCall | null {
 
 /** The dialect `x`'s answer is read in when `x`, sent to `provider`, is a metered pass-through call; null for any other. */
 export function meteredPassThrough(x: Exchange, provider: string): MeteredDialect | null {
-  const call = ownCall(x);
-  return call !== null && call.counts !== true && call.family === provider ? call.dialect : null;
+  const call = ownCall(x, provider);
+  return call !== null && call.counts !== true ? call.dialect : null;
 }
 
 /** How a family's own answer is read: its text in a dialect, or what it holds instead of text (a token count's counts, cloud B's vectors or images). */
@@ -167,8 +172,8 @@ export type AnswerReading = TextDialect | 'counts' | 'vectors' | 'images';
  * any other answer (another format, another family's answer, the rest of the pass-through).
  */
 export function ownAnswerReading(x: Exchange, provider: string): AnswerReading | null {
-  const call = ownCall(x);
-  if (call === null || call.family !== provider) return null;
+  const call = ownCall(x, provider);
+  if (call === null) return null;
   if (call.counts === true) return 'counts';
   if (call.dialect === 'invoke') return call.reads;
   return call.textless ?? call.dialect;

@@ -2,7 +2,8 @@
 // `cloudc_access_key_id` / `cloudc_secret_access_key` (+ `cloudc_session_token`) in
 // `cloudc_region` (or the x-gateway-cloudc-* headers); a plain key in Authorization is sent as the
 // service's bearer API key instead. Chat maps to converse / converse-stream (binary event stream);
-// other paths are signed and passed through under the runtime endpoint.
+// the messages API's create call to a Claude model's invoke (messages-invoke.ts); other paths are
+// signed and passed through under the runtime endpoint.
 import { GatewayError } from '../../core/errors.ts';
 import { chatRequestOf, includeUsage } from '../shared/chat.ts';
 import { mappedBody } from '../shared/mapped-body.ts';
@@ -14,6 +15,7 @@ import { fromConverseError, fromConverseResponse, type ConverseResponse } from '
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 import { keptConverseThinkingOf } from './kept-thinking.ts';
+import { isMessagesCreate, messagesInvokeOf, messagesInvokeResponse } from './messages-invoke.ts';
 import { asksThinking, handOver, mappingWithKept } from '../shared/kept-thinking.ts';
 
 const NAME = 'cloudc';
@@ -71,6 +73,13 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
           ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error: (status, errorBody, errorHeaders) => fromConverseError(NAME, status, errorBody, errorHeaders),
         };
+      } else if (isMessagesCreate(call.method, call.path)) {
+        // The messages API's create call: a Claude model's invoke (messages-invoke.ts).
+        const invoke = messagesInvokeOf(call.path, call.rawBody, call.headers['anthropic-beta'], NAME);
+        url = joinUrl(base, invoke.path);
+        body = invoke.body;
+        headers = { 'content-type': 'application/json', accept: invoke.streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
+        response = messagesInvokeResponse(NAME, invoke.streamed);
       } else {
         url = joinUrl(base, call.path);
         body = call.rawBody;

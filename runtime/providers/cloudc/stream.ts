@@ -159,7 +159,7 @@ export const converseStreamOpening: OpeningJudge = {
 };
 
 /** An exception (or error) message's type and words: its payload's `message`, else its `:error-message` header. Null for an event. */
-function exceptionOf(message: EventMessage): { type: string; text: string } | null {
+export function exceptionOf(message: EventMessage): { type: string; text: string } | null {
   const kind = message.headers[':message-type'];
   if (kind !== 'exception' && kind !== 'error') return null;
   const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'internalServerException');
