@@ -1,7 +1,9 @@
 // The pass-through calls the gateway meters: a family's own chat API called as it is, through the
 // pass-through, to a target of that family. The messages API's create call (`POST /v1/messages`,
-// `?beta=true` as its coding agents send it) to an `anthropic` target, or to a `cloudc` target,
-// which answers it with a Claude model's invoke in the messages API's shapes, cloud B's generateContent
+// `?beta=true` as its coding agents send it) to an `anthropic` target, or to a `cloudc` or `cloudb`
+// target, which answers it with a Claude model's invoke or rawPredict in the messages API's shapes
+// (as their own Claude calls through the pass-through are read: cloud B's rawPredict and
+// streamRawPredict on a Claude model, `…/publishers/anthropic/models/{model}:rawPredict`), cloud B's generateContent
 // and streamGenerateContent (`POST /v1/…/models/{model}:generateContent`, as its SDKs call it) to a
 // `cloudb` target, and cloud C's converse and converse-stream (`POST /v1/model/{id}/converse`) and a
 // Claude model's invoke and invoke-with-response-stream (the messages API's body and answer, as its
@@ -23,6 +25,7 @@ import { ANTHROPIC_PROVIDER } from '../providers/anthropic/index.ts';
 import { CLOUDB_PROVIDER } from '../providers/cloudb/index.ts';
 import { CLOUDC_PROVIDER } from '../providers/cloudc/index.ts';
 import { CLAUDE_MODEL } from '../providers/cloudc/request.ts';
+import { CLAUDE_PUBLISHER_MODEL } from '../providers/cloudb/messages-raw-predict.ts';
 import type { Exchange } from './exchange.ts';
 import type { ChatDialect, UsageDialect } from './log/usage-of.ts';
 
@@ -62,6 +65,8 @@ const MISTRAL_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mis
 export function isMistralChatBody(body: unknown): boolean {
   return body !== null && typeof body === 'object' && Array.isArray((body as { messages?: unknown }).messages);
 }
+/** rawPredict on a Claude model of cloud B, which its path names: the messages API's body and answer (its stream: streamRawPredict). */
+const RAW_PREDICT_PATH = /^\/[^?]*\/publishers\/anthropic\/models\/([^/?:]+):(?:rawPredict|streamRawPredict)(?:\?|$)/;
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
 const PREDICT_PATH = /^\/[^?]*\/models\/([^/?:]+):predict(?:\?|$)/;
 /**
@@ -127,6 +132,9 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: MESSAGES_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages' },
   // A `cloudc` target answers it with a Claude model's invoke, its answer and stream those of the messages API (providers/cloudc/messages-invoke.ts).
   { path: MESSAGES_PATH, family: CLOUDC_PROVIDER, dialect: 'messages' },
+  // And a `cloudb` target with a Claude model's rawPredict (providers/cloudb/messages-raw-predict.ts).
+  { path: MESSAGES_PATH, family: CLOUDB_PROVIDER, dialect: 'messages' },
+  { path: RAW_PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'messages', model: CLAUDE_PUBLISHER_MODEL },
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
@@ -214,7 +222,7 @@ export function streamsJsonArray(x: Exchange): boolean {
 export function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;
   const path = x.upstreamPath;
-  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path) ?? PREDICT_PATH.exec(path);
+  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path) ?? PREDICT_PATH.exec(path) ?? RAW_PREDICT_PATH.exec(path);
   if (match === null) return null;
   try {
     return decodeURIComponent(match[1]);

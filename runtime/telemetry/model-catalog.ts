@@ -13,8 +13,8 @@ import { withoutByteOrderMark } from '../../compiler/config/json-locate.ts';
 
 const validateCatalog = validators.validateModelCatalog as unknown as GeneratedValidator;
 export const BUILT_IN_CATALOG = new URL('./model-catalog.json', import.meta.url);
-/** `-2024-08-06`, `-20250219`: the date suffix of a pinned model version. */
-const DATED = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+/** `-2024-08-06`, `-20250219`, `@20250219` (cloud B names a Claude version so): the date suffix of a pinned model version. */
+const DATED = /[-@](\d{4}-\d{2}-\d{2}|\d{8})$/;
 
 /**
  * The catalog's JSON: the repository's file when built in (embedded in a one-file build), else the

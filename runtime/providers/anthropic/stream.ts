@@ -3,8 +3,9 @@
 // reason and output tokens, message_stop ends it; an `error` event ends it with an error frame.
 import { brokenStreamFrame, ChatChunkWriter, type ChatUsage, DONE_FRAME, unixNow } from '../shared/chat-chunks.ts';
 import { SseParser } from '../shared/sse.ts';
-import { jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
-import { eventJson, sseOpening } from '../shared/stream-opening.ts';
+import { statusOfErrorType, UNSAID_ERROR } from '../shared/error-answer.ts';
+import { sseOpening } from '../shared/stream-opening.ts';
+import { messagesErrorEvent } from '../shared/messages-call.ts';
 import type { KeptThinking, StreamMapper } from '../types.ts';
 import { handOver, inIndexOrder, keptOf } from '../shared/kept-thinking.ts';
 import { collectMessagesBlock } from './kept-thinking.ts';
@@ -136,12 +137,4 @@ function filled(block: Record<string, unknown> | undefined, delta: Record<string
  * A messages stream that opens with an `error` event (`overloaded_error` under load) is the error
  * answer its type stands for (529, 429, …), its data the API's own error body.
  */
-export const messagesStreamOpening = sseOpening((event) => {
-  if (event.event !== 'error') return null;
-  const error = eventJson(event)?.error as { type?: unknown; message?: unknown } | null | undefined;
-  const type = typeof error?.type === 'string' ? error.type : 'api_error';
-  // Through the pass-through the client reads this body as it is: the API's own shape, whole.
-  const whole = typeof error?.message === 'string' && typeof error.type === 'string';
-  const body = whole ? event.data : JSON.stringify({ type: 'error', error: { type, message: typeof error?.message === 'string' && error.message !== '' ? error.message : UNSAID_ERROR } });
-  return jsonErrorAnswer(statusOfErrorType(type), body);
-});
+export const messagesStreamOpening = sseOpening(messagesErrorEvent);

@@ -2,7 +2,8 @@
 // (`cloudb_service_account_json` → signed JWT → OAuth token, cached) or an access token in
 // Authorization; the URL comes from `cloudb_project_id` (else the account's project) and
 // `cloudb_region`. Chat maps to generateContent (streamGenerateContent with `alt=sse` for streams),
-// embeddings to `:predict`; other paths pass through under the regional API root.
+// embeddings to `:predict`, the messages API's create call to a Claude model's rawPredict
+// (messages-raw-predict.ts); other paths pass through under the regional API root.
 import { GatewayError } from '../../core/errors.ts';
 import { HostPolicy } from '../host-policy.ts';
 import { chatRequestOf, includeUsage } from '../shared/chat.ts';
@@ -17,6 +18,8 @@ import { mappingWithKept } from '../shared/kept-thinking.ts';
 import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
 import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
+import { isMessagesCreate } from '../shared/messages-call.ts';
+import { messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
 
 const NAME = 'cloudb';
 export const CLOUDB_PROVIDER = NAME;
@@ -55,11 +58,27 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       const requestType = call.headers[REQUEST_TYPE_HEADER];
       if (typeof requestType === 'string') headers[REQUEST_TYPE_HEADER] = requestType;
-      if (call.endpoint === 'passthrough') return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
-
+      const messagesCall = call.endpoint === 'passthrough' && isMessagesCreate(call.method, call.path);
+      if (call.endpoint === 'passthrough' && !messagesCall) return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
 
       const project = stringOption(options, 'cloudb_project_id') ?? account?.projectId;
       if (project === undefined || project === null) throw missingOption(NAME, 'cloudb_project_id');
+      // A cached token the provider no longer accepts (revoked, rotated key) must not be reused, even
+      // when a fallback discards this answer unread.
+      const observe = (status: number) => {
+        if (status === 401 && account !== null) tokens.forget(account);
+      };
+      if (messagesCall) {
+        // The messages API's create call: a Claude model's rawPredict (messages-raw-predict.ts).
+        const predict = messagesRawPredictOf(call.path, call.rawBody, NAME);
+        return {
+          url: joinUrl(base, `/projects/${encodeURIComponent(project)}/locations/${location}${predict.path}`),
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', accept: predict.streamed ? 'text/event-stream' : 'application/json' },
+          body: predict.body,
+          response: messagesRawPredictResponse(NAME, observe),
+        };
+      }
       const body = call.body ?? {};
       const model = typeof body.model === 'string' && body.model !== '' ? body.model : undefined;
       if (model === undefined) throw new GatewayError('invalid_request_body', `The provider "${NAME}" needs a model.`, 'model');
@@ -67,11 +86,6 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       Object.assign(headers, { 'content-type': 'application/json' });
       const strict = call.strictVendorCompliance;
       const error = (status: number, errorBody: Buffer) => fromCloudbError(NAME, status, errorBody);
-      // A cached token the provider no longer accepts (revoked, rotated key) must not be reused, even
-      // when a fallback discards this answer unread.
-      const observe = (status: number) => {
-        if (status === 401 && account !== null) tokens.forget(account);
-      };
       if (call.endpoint === 'embeddings') {
         return {
           url: joinUrl(base, `${modelPath}:predict`),

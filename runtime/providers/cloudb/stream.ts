@@ -10,6 +10,7 @@ import { finishReasonOf, rpcNameOf, statusOfRpc, toolCallId, usageOf, type Gener
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { collectSignedCall } from './kept-thinking.ts';
 import { handOver, ThinkingCollector } from '../shared/kept-thinking.ts';
+import { messagesErrorEvent } from '../shared/messages-call.ts';
 
 export interface GenerateContentStreamOptions {
   provider: string;
@@ -104,9 +105,13 @@ export class GenerateContentStreamMapper implements StreamMapper {
  * A generateContent stream whose first event is an error (`{"error": {"code", "message",
  * "status"}}`, the API's own error body) is the error answer of that status. Through the
  * pass-through its client reads the body as it is: the event's own when it is the API's shape
- * whole, else that shape with what it lacks filled in.
+ * whole, else that shape with what it lacks filled in. A Claude model's stream (rawPredict's, the
+ * messages API's events) that opens with its `error` event is that error answer, as on the messages
+ * API; generateContent sends no named events.
  */
 export const generateContentStreamOpening = sseOpening((event) => {
+  const claudes = messagesErrorEvent(event);
+  if (claudes !== null) return claudes;
   if (!event.data.includes('"error"')) return null;
   const error = eventJson(event)?.error as { code?: unknown; message?: unknown; status?: unknown } | null | undefined;
   if (typeof error !== 'object' || error === null) return null;

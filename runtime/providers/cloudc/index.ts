@@ -15,7 +15,8 @@ import { fromConverseError, fromConverseResponse, type ConverseResponse } from '
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 import { keptConverseThinkingOf } from './kept-thinking.ts';
-import { isMessagesCreate, messagesInvokeOf, messagesInvokeResponse } from './messages-invoke.ts';
+import { messagesInvokeOf, messagesInvokeResponse } from './messages-invoke.ts';
+import { isMessagesCreate } from '../shared/messages-call.ts';
 import { asksThinking, handOver, mappingWithKept } from '../shared/kept-thinking.ts';
 
 const NAME = 'cloudc';

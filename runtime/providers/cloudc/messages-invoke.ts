@@ -7,8 +7,8 @@
 // the body's `anthropic_version`; betas the route forwards (`anthropic-beta`) go in the body's
 // `anthropic_beta`; a stream's events come back from the binary event stream's `chunk` events as the
 // server-sent events the messages API sends; errors come back in the messages API's error shape.
-import { GatewayError } from '../../core/errors.ts';
 import { jsonObjectOf } from '../shared/errors.ts';
+import { type CloudModels, messagesCreateOf, messagesError } from '../shared/messages-call.ts';
 import type { ResponseMapping, StreamMapper } from '../types.ts';
 import { EventStreamDecoder, EventStreamError, type EventMessage } from './event-stream.ts';
 import { INVOCATION_METRICS, ownStreamEventOf } from './own-stream-events.ts';
@@ -20,8 +20,8 @@ import { UNSAID_ERROR } from '../shared/error-answer.ts';
 /** The invoke body's API version, which cloud C requires in place of the `anthropic-version` header. */
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
-/** The create call, with the query the beta client adds (and nothing else: the gateway makes the invoke's URL). */
-const CREATE_PATH = /^\/messages(?:\?(.*))?$/;
+/** Cloud C's Claude models: an ID, an inference profile or an ARN naming `anthropic.claude`. */
+const CLAUDE_ON_CLOUDC: CloudModels = { test: (model) => CLAUDE_MODEL.test(model), named: 'anthropic.claude-…, or an inference profile such as us.anthropic.claude-…', operation: 'invoke' };
 
 /** The invoke a messages create call becomes on cloud C. */
 export interface MessagesInvoke {
@@ -31,35 +31,13 @@ export interface MessagesInvoke {
   streamed: boolean;
 }
 
-/** Whether a pass-through call is the messages API's create call. */
-export function isMessagesCreate(method: string, path: string): boolean {
-  return method === 'POST' && CREATE_PATH.test(path);
-}
-
 /**
- * The invoke of a messages create call: `body` (override_params applied) without `model` and
- * `stream`, with `anthropic_version`, and the betas `anthropic-beta` names (where the route forwards
- * it) as `anthropic_beta`. A model that is not a Claude model ID of cloud C is refused: another
- * model's invoke takes its own vendor's body, and a messages API name (`claude-sonnet-4-5`) is no
- * model ID there.
+ * The invoke of a messages create call (shared/messages-call.ts reads it and checks the model): the
+ * body without `model` and `stream`, with `anthropic_version`, and the betas `anthropic-beta` names
+ * (where the route forwards it) as `anthropic_beta`, which is where cloud C takes them.
  */
 export function messagesInvokeOf(path: string, rawBody: Buffer | null, betas: string | undefined, provider: string): MessagesInvoke {
-  const query = CREATE_PATH.exec(path)?.[1];
-  if (query !== undefined && query !== '' && query !== 'beta=true') {
-    const name = new URLSearchParams(query).keys().next().value ?? '';
-    throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers the messages API's create call through its invoke, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
-  }
-  const body = rawBody === null ? null : jsonObjectOf(rawBody);
-  if (body === null) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
-  const { model, stream, ...rest } = body;
-  if (typeof model !== 'string' || model === '') throw new GatewayError('invalid_request_body', 'Invalid request body: model must be a non-empty string.', '/model');
-  if (!CLAUDE_MODEL.test(model)) {
-    throw new GatewayError('invalid_request_body',
-      `Invalid request body: the provider "${provider}" answers the messages API's create call with a Claude model's invoke, and "${model}" is not a Claude model ID there (anthropic.claude-…, or an inference profile such as us.anthropic.claude-…): name one, for example in the target's override_params.model.`,
-      '/model');
-  }
-  if (stream !== undefined && typeof stream !== 'boolean') throw new GatewayError('invalid_request_body', 'Invalid request body: stream must be a boolean.', '/stream');
-  const streamed = stream === true;
+  const { model, streamed, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDC);
   const invoke: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION };
   const asked = betaList(betas);
   if (asked.length > 0 && rest.anthropic_beta === undefined) invoke.anthropic_beta = asked;
@@ -84,24 +62,6 @@ export function messagesInvokeResponse(provider: string, streamed: boolean): Res
       return messagesError(status, errorTypeOf(headers) === null ? message : `${errorTypeOf(headers)}: ${message}`);
     },
   };
-}
-
-/** The messages API's error body for a status, by the types it documents. */
-export function messagesError(status: number, message: string): { type: 'error'; error: { type: string; message: string } } {
-  return { type: 'error', error: { type: messagesErrorType(status), message } };
-}
-
-function messagesErrorType(status: number): string {
-  switch (status) {
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 413: return 'request_too_large';
-    case 429: return 'rate_limit_error';
-    case 408: case 504: return 'timeout_error';
-    case 503: case 529: return 'overloaded_error';
-    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
-  }
 }
 
 /** One server-sent event of the messages API's stream. */

@@ -1,6 +1,7 @@
 // A protocol-faithful mock of cloud family B: a service account whose key the mock made, the OAuth
 // token endpoint that verifies the JWT assertion's signature, and the regional model endpoints
-// (`/v1/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent` …) that accept
+// (`/v1/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent` …, and Claude's
+// `…/publishers/anthropic/models/{m}:rawPredict` and `:streamRawPredict`: claude.ts) that accept
 // only tokens it issued (or a fixed access token), unexpired.
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { startMockServer, bearerKey, type MockServer } from '../http/mock-server.ts';
@@ -8,6 +9,7 @@ import { sendBytes } from '../http/respond.ts';
 import type { MockContext } from '../vendor/context.ts';
 import { echo } from '../vendor/echo.ts';
 import { countTokens, generateContent, predict, sendCloudbError } from './generate.ts';
+import { rawPredict } from './claude.ts';
 import { MockPromptCache } from '../http/prompt-cache.ts';
 import { tokenEndpoint, type TokenAuthority } from './token-endpoint.ts';
 
@@ -48,7 +50,7 @@ function keys(): { privateKey: KeyObject; publicKey: KeyObject; other: KeyObject
   return cachedKeys;
 }
 
-const MODEL_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|predict|countTokens)$/;
+const MODEL_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|predict|countTokens|rawPredict|streamRawPredict)$/;
 
 export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<CloudbMock> {
   const project = options.project ?? CLOUDB_PROJECT;
@@ -85,9 +87,12 @@ export async function startCloudbMock(options: CloudbMockOptions = {}): Promise<
       const match = MODEL_PATH.exec(path);
       if (match === null) return echo(ctx);
       if (method !== 'POST') return sendCloudbError(ctx, 405, 'Method not allowed.');
-      const [, pathProject, location, model, verb] = match.map(decodeURIComponent);
+      const [, pathProject, location, publisher, model, verb] = match.map(decodeURIComponent);
       if (pathProject !== project) return sendCloudbError(ctx, 403, `Permission denied on resource project ${pathProject}.`);
       if (location !== region) return sendCloudbError(ctx, 400, `Location ${location} is not served by this endpoint.`);
+      // Claude's models take the messages API's body through rawPredict (claude.ts); Gemini's their own calls.
+      if ((publisher === 'anthropic') !== verb.endsWith('awPredict')) return sendCloudbError(ctx, 404, `Publisher model ${publisher}/${model} has no ${verb}.`);
+      if (publisher === 'anthropic') return rawPredict(ctx, model, verb === 'streamRawPredict', promptCache);
       if (verb === 'predict') return predict(ctx, model);
       if (verb === 'countTokens') return countTokens(ctx);
       return generateContent(ctx, model, verb === 'streamGenerateContent', promptCache);

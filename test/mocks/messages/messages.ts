@@ -232,7 +232,7 @@ function* events(id: string, result: Answer, usage: object): Generator<Record<st
   yield streamEvent('message_stop', {});
 }
 
-function* withStreamError(ctx: MockContext, source: Iterable<string>): Generator<string> {
+export function* withStreamError(ctx: MockContext, source: Iterable<string>): Generator<string> {
   const failure = ctx.step?.streamError;
   let sent = 0;
   for (const event of source) {

@@ -1,0 +1,210 @@
+// The messages API's create call to a cloud that serves Claude under its own URL, through the
+// official Anthropic SDK against the real gateway and the clouds' mocks (cloud C: SigV4 checked, the
+// binary event stream; cloud B: its OAuth token, rawPredict's server-sent events): a Claude model's
+// invoke or rawPredict answers it in the messages API's shapes, JSON and streamed; a fallback from an
+// overloaded `anthropic` target to the cloud serves one body; it is judged, logged and priced like
+// the messages API's own; betas the route forwards reach the cloud; errors come back in the messages
+// API's shape. And cloud B's own rawPredict through the pass-through is metered like the others.
+import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLOUDB_PROJECT, CLOUDB_REGION } from '../mocks/cloudb/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
+
+const GATEWAY_KEY = 'gw_messages-clouds-admin-key-0123456789abcd';
+const BETA = 'interleaved-thinking-2025-05-14';
+const EMAIL = 'jane.doe@example.com';
+
+interface Cloud {
+  family: 'cloudc' | 'cloudb';
+  /** The model as the cloud names it, set in each target's override_params. */
+  model: string;
+  /** The path the cloud's mock gets a create call on, streamed or not. */
+  path(streamed: boolean): string;
+  mock(families: TranslatedFamilies): MockServer;
+  /** Where the forwarded betas are in what the cloud got. */
+  betasOf(request: { json: unknown; headers: Record<string, unknown> }): unknown;
+}
+
+const CLOUDS: Cloud[] = [
+  {
+    family: 'cloudc',
+    model: 'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
+    path: (streamed) => `/model/${encodeURIComponent('us.anthropic.claude-3-7-sonnet-20250219-v1:0')}/${streamed ? 'invoke-with-response-stream' : 'invoke'}`,
+    mock: (families) => families.cloudc,
+    betasOf: (request) => (request.json as { anthropic_beta?: unknown }).anthropic_beta,
+  },
+  {
+    family: 'cloudb',
+    model: 'claude-3-7-sonnet@20250219',
+    path: (streamed) => `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/anthropic/models/claude-3-7-sonnet@20250219:${streamed ? 'streamRawPredict' : 'rawPredict'}`,
+    mock: (families) => families.cloudb,
+    betasOf: (request) => (typeof request.headers['anthropic-beta'] === 'string' ? request.headers['anthropic-beta'].split(',') : undefined),
+  },
+];
+
+let families: TranslatedFamilies;
+beforeAll(async () => {
+  families = await serveTranslatedFamilies('messages-clouds', GATEWAY_KEY, (targets) => {
+    const configs: Record<string, unknown> = {};
+    for (const cloud of CLOUDS) {
+      const target = { ...targets[cloud.family], override_params: { model: cloud.model } };
+      configs[cloud.family] = target;
+      configs[`${cloud.family}-betas`] = { ...target, forward_headers: ['anthropic-beta'] };
+      configs[`${cloud.family}-as-named`] = targets[cloud.family];
+      configs[`claude-then-${cloud.family}`] = { strategy: { mode: 'fallback', on_status_codes: [529] }, targets: [targets.anthropic, target] };
+      configs[`${cloud.family}-guarded`] = {
+        ...target,
+        input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }],
+        output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }],
+      };
+    }
+    return configs;
+  });
+});
+afterAll(() => families?.close());
+
+function client(config: string, trace = randomUUID()): Anthropic {
+  // The SDK's own key header goes nowhere: the gateway signs for the cloud with the target's credential.
+  return new Anthropic({ baseURL: families.served.gateway.url, apiKey: 'unused-by-the-clouds', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'x-gateway-trace-id': trace } });
+}
+
+async function logged(trace: string): Promise<any> {
+  for (let i = 0; i < 40; i++) {
+    const page = (await (await fetch(`${families.served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json()) as any;
+    if (page.data.length > 0) return page.data[0];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no record of ${trace}`);
+}
+
+function textOf(message: Anthropic.Message): string {
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+describe.each(CLOUDS)('the messages API through a $family target', (cloud) => {
+  const sentTo = (streamed: boolean) => cloud.mock(families).requests.filter((r) => r.path === cloud.path(streamed));
+
+  it('answers a create call with the Claude model\'s own call, in the messages API\'s shape, logged and priced', async () => {
+    const trace = randomUUID();
+    const before = sentTo(false).length;
+    const content = `Hello from the messages API ${trace}`;
+    const message = await client(cloud.family, trace).messages.create({ model: 'claude-3-7-sonnet', max_tokens: 256, messages: [{ role: 'user', content }] });
+    expect(message).toMatchObject({ type: 'message', role: 'assistant' });
+    expect(textOf(message)).not.toBe('');
+    const sent = sentTo(false).slice(before);
+    expect(sent).toHaveLength(1);
+    // The model is in the URL, the version in the body; nothing else changed.
+    expect(sent[0]!.json).toEqual({ anthropic_version: cloud.family === 'cloudc' ? 'bedrock-2023-05-31' : 'vertex-2023-10-16', max_tokens: 256, messages: [{ role: 'user', content }] });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: cloud.family, status: 200, stream: false, model_requested: 'claude-3-7-sonnet', model_answered: 'claude-3-7-sonnet-20250219' });
+    expect(record.usage).toMatchObject({ input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, estimated: false });
+    expect(record.cost_usd).toBeGreaterThan(0);
+  });
+
+  it('streams the messages API\'s server-sent events, which the SDK reads, logged with their usage', async () => {
+    const trace = randomUUID();
+    const before = sentTo(true).length;
+    const stream = client(cloud.family, trace).messages.stream({ model: 'claude-3-7-sonnet', max_tokens: 256, messages: [{ role: 'user', content: `Stream please ${trace}` }] });
+    const types: string[] = [];
+    stream.on('streamEvent', (event) => void types.push(event.type));
+    const message = await stream.finalMessage();
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    expect(types).toContain('content_block_delta');
+    expect(textOf(message)).not.toBe('');
+    expect(message.stop_reason).toBe('end_turn');
+    expect(sentTo(true).slice(before)).toHaveLength(1);
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: cloud.family, status: 200, stream: true });
+    expect(record.usage).toMatchObject({ input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, estimated: false });
+  });
+
+  it('falls back from an overloaded anthropic target to the cloud with the same body', async () => {
+    families.messages.script({ path: '/v1/messages', status: 529 });
+    const { data, response } = await client(`claude-then-${cloud.family}`).messages.create({ model: 'claude-3-7-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Anyone there?' }] }).withResponse();
+    expect(response.headers.get('x-gateway-provider')).toBe(cloud.family);
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
+    expect(data.content[0]?.type).toBe('text');
+  });
+
+  it('judges the call as the messages API\'s own: its prompt before the cloud is asked, its streamed answer rewritten', async () => {
+    const before = cloud.mock(families).requests.length;
+    const denied = await client(`${cloud.family}-guarded`).messages.create({ model: 'claude-3-7-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me the secret' }] }).catch((e: unknown) => e);
+    expect((denied as { status?: number }).status).toBe(446);
+    expect(cloud.mock(families).requests.length).toBe(before);
+    const message = await client(`${cloud.family}-guarded`).messages.stream({ model: 'claude-3-7-sonnet', max_tokens: 128, messages: [{ role: 'user', content: `Write to ${EMAIL}` }] }).finalMessage();
+    expect(textOf(message)).toContain('[EMAIL]');
+    expect(textOf(message)).not.toContain(EMAIL);
+  });
+
+  it('sends the betas the route forwards where the cloud takes them', async () => {
+    const before = sentTo(false).length;
+    await client(`${cloud.family}-betas`).beta.messages.create({ model: 'claude-3-7-sonnet', max_tokens: 64, betas: [BETA], messages: [{ role: 'user', content: 'With a beta' }] });
+    const sent = sentTo(false).slice(before);
+    expect(sent).toHaveLength(1);
+    expect(cloud.betasOf(sent[0]!)).toEqual([BETA]);
+  });
+
+  it('refuses a model name that is no Claude model ID of the cloud, saying where to name one', async () => {
+    const model = cloud.family === 'cloudc' ? 'claude-3-7-sonnet' : 'gemini-2.5-pro';
+    const error = await client(`${cloud.family}-as-named`).messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/not a Claude model ID.*override_params\.model/);
+  });
+
+  it('gives the cloud\'s refusals back in the messages API\'s error shape', async () => {
+    // A body without max_tokens: the cloud refuses it, as the messages API does.
+    const response = await fetch(`${families.served.gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': cloud.family, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-3-7-sonnet', messages: [{ role: 'user', content: 'No limit' }] }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as any;
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(body.error.message).toMatch(/max_tokens/);
+  });
+
+  it('refuses a query the cloud\'s URL has no place for', async () => {
+    const response = await fetch(`${families.served.gateway.url}/v1/messages?region=eu`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': cloud.family, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-3-7-sonnet', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error).toMatchObject({ code: 'unsupported_parameter', param: 'region' });
+  });
+});
+
+describe('Claude on cloud B opening its stream with an error', () => {
+  it('is the error answer of its type, which a fallback moves past, and the SDK reads as that status', async () => {
+    const overloaded = { path: CLOUDS[1]!.path(true), streamError: { after: 0, type: 'overloaded_error', message: 'Overloaded' } };
+    families.cloudb.script(overloaded);
+    const error = await client('cloudb').messages.stream({ model: 'claude-3-7-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Busy?' }] }).finalMessage().catch((e: unknown) => e);
+    expect((error as { status?: number }).status).toBe(529);
+    expect((error as { error?: unknown }).error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  });
+});
+
+describe('cloud B\'s own rawPredict on a Claude model through the pass-through', () => {
+  it('is metered and priced like the messages API, streamed or not', async () => {
+    for (const streamed of [false, true]) {
+      const trace = randomUUID();
+      const path = CLOUDS[1]!.path(streamed);
+      const response = await fetch(`${families.served.gateway.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'cloudb-as-named', 'x-gateway-trace-id': trace, 'content-type': 'application/json' },
+        body: JSON.stringify({ anthropic_version: 'vertex-2023-10-16', max_tokens: 64, messages: [{ role: 'user', content: `Straight to rawPredict ${trace}` }], ...(streamed ? { stream: true } : {}) }),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      const record = await logged(trace);
+      expect(record).toMatchObject({ provider: 'cloudb', status: 200, stream: streamed, model_requested: 'claude-3-7-sonnet@20250219', model_answered: 'claude-3-7-sonnet-20250219' });
+      expect(record.usage).toMatchObject({ estimated: false });
+      expect(record.usage.input_tokens).toBeGreaterThan(0);
+      expect(record.cost_usd).toBeGreaterThan(0);
+    }
+  });
+});
