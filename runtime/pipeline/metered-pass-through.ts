@@ -65,6 +65,8 @@ const MISTRAL_MODEL = /mistral\.(?:mistral-7b-instruct|mixtral-8x7b-instruct|mis
 export function isMistralChatBody(body: unknown): boolean {
   return body !== null && typeof body === 'object' && Array.isArray((body as { messages?: unknown }).messages);
 }
+/** Cloud B's token count of Claude's models: the messages API's count's body (its model named in it) on one resource. */
+const VERTEX_CLAUDE_COUNT_PATH = /^\/[^?]*\/publishers\/anthropic\/models\/count-tokens:rawPredict(?:\?|$)/;
 /** rawPredict on a Claude model of cloud B, which its path names: the messages API's body and answer (its stream: streamRawPredict). */
 const RAW_PREDICT_PATH = /^\/[^?]*\/publishers\/anthropic\/models\/([^/?:]+):(?:rawPredict|streamRawPredict)(?:\?|$)/;
 /** `:predict` on a publisher's model, which its path names: `…/models/{model}:predict`. */
@@ -146,6 +148,10 @@ const OWN_CALLS: readonly OwnCall[] = [
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: 'openaiChat', model: OPENAI_CHAT_MODEL },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'invoke', reads: null },
   { path: MESSAGES_COUNT_PATH, family: ANTHROPIC_PROVIDER, dialect: 'messages', counts: true },
+  // Answered by cloud C's CountTokens and cloud B's count-tokens rawPredict (providers/*/messages-*.ts), and the latter through the pass-through.
+  { path: MESSAGES_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', counts: true },
+  { path: MESSAGES_COUNT_PATH, family: CLOUDB_PROVIDER, dialect: 'messages', counts: true },
+  { path: VERTEX_CLAUDE_COUNT_PATH, family: CLOUDB_PROVIDER, dialect: 'messages', counts: true },
   { path: COUNT_TOKENS_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent', counts: true },
   // A Claude model's count may wrap its invoke body (the messages API's), which is read too; another model's may not.
   { path: CONVERSE_COUNT_PATH, family: CLOUDC_PROVIDER, dialect: 'converse', counts: true, reads: 'claudeCount', model: CLAUDE_MODEL },

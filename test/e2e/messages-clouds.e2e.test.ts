@@ -25,6 +25,8 @@ interface Cloud {
   mock(families: TranslatedFamilies): MockServer;
   /** Where the forwarded betas are in what the cloud got. */
   betasOf(request: { json: unknown; headers: Record<string, unknown> }): unknown;
+  /** The path the cloud counts tokens on. */
+  countPath: string;
 }
 
 const CLOUDS: Cloud[] = [
@@ -34,6 +36,7 @@ const CLOUDS: Cloud[] = [
     path: (streamed) => `/model/${encodeURIComponent('us.anthropic.claude-3-7-sonnet-20250219-v1:0')}/${streamed ? 'invoke-with-response-stream' : 'invoke'}`,
     mock: (families) => families.cloudc,
     betasOf: (request) => (request.json as { anthropic_beta?: unknown }).anthropic_beta,
+    countPath: `/model/${encodeURIComponent('us.anthropic.claude-3-7-sonnet-20250219-v1:0')}/count-tokens`,
   },
   {
     family: 'cloudb',
@@ -41,13 +44,14 @@ const CLOUDS: Cloud[] = [
     path: (streamed) => `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/anthropic/models/claude-3-7-sonnet@20250219:${streamed ? 'streamRawPredict' : 'rawPredict'}`,
     mock: (families) => families.cloudb,
     betasOf: (request) => (typeof request.headers['anthropic-beta'] === 'string' ? request.headers['anthropic-beta'].split(',') : undefined),
+    countPath: `/v1/projects/${CLOUDB_PROJECT}/locations/${CLOUDB_REGION}/publishers/anthropic/models/count-tokens:rawPredict`,
   },
 ];
 
 let families: TranslatedFamilies;
 beforeAll(async () => {
   families = await serveTranslatedFamilies('messages-clouds', GATEWAY_KEY, (targets) => {
-    const configs: Record<string, unknown> = {};
+    const configs: Record<string, unknown> = { anthropic: targets.anthropic };
     for (const cloud of CLOUDS) {
       const target = { ...targets[cloud.family], override_params: { model: cloud.model } };
       configs[cloud.family] = target;
@@ -137,6 +141,15 @@ describe.each(CLOUDS)('the messages API through a $family target', (cloud) => {
     const message = await client(`${cloud.family}-guarded`).messages.stream({ model: 'claude-3-7-sonnet', max_tokens: 128, messages: [{ role: 'user', content: `Write to ${EMAIL}` }] }).finalMessage();
     expect(textOf(message)).toContain('[EMAIL]');
     expect(textOf(message)).not.toContain(EMAIL);
+  });
+
+  it('counts a body\'s tokens where the cloud counts them, answered as the messages API\'s count', async () => {
+    const body = { model: 'claude-3-7-sonnet', system: 'Be brief.', messages: [{ role: 'user' as const, content: 'How many tokens are in this request?' }] };
+    const before = cloud.mock(families).requests.filter((r) => r.path === cloud.countPath).length;
+    const counted = await client(cloud.family).messages.countTokens(body);
+    // The messages API's own count of the same body (the mocks count alike).
+    expect(counted).toEqual(await client('anthropic').messages.countTokens(body));
+    expect(cloud.mock(families).requests.filter((r) => r.path === cloud.countPath).length).toBe(before + 1);
   });
 
   it('sends the betas the route forwards where the cloud takes them', async () => {

@@ -6,9 +6,9 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { GatewayError } from '../../runtime/core/errors.ts';
-import { BEDROCK_ANTHROPIC_VERSION, InvokeMessagesStream, messagesInvokeOf } from '../../runtime/providers/cloudc/messages-invoke.ts';
+import { BEDROCK_ANTHROPIC_VERSION, InvokeMessagesStream, messagesCountOf as invokeCountOf, messagesInvokeOf } from '../../runtime/providers/cloudc/messages-invoke.ts';
 import { messagesError } from '../../runtime/providers/shared/messages-call.ts';
-import { messagesRawPredictOf, messagesRawPredictResponse, VERTEX_ANTHROPIC_VERSION } from '../../runtime/providers/cloudb/messages-raw-predict.ts';
+import { messagesCountOf as rawPredictCountOf, messagesRawPredictOf, messagesRawPredictResponse, VERTEX_ANTHROPIC_VERSION } from '../../runtime/providers/cloudb/messages-raw-predict.ts';
 import { statusOfException } from '../../runtime/providers/cloudc/response.ts';
 import { eventMessage, exceptionMessage } from '../mocks/cloudc/index.ts';
 import { cutAt } from '../support/cut.ts';
@@ -41,6 +41,17 @@ describe('the invoke of a messages create call', () => {
     },
   );
 
+  test.prop([claudeModel, rest, fc.option(fc.integer({ min: 1, max: 64000 }), { nil: undefined }), fc.constantFrom('/messages/count_tokens', '/messages/count_tokens?beta=true')])(
+    'counts on CountTokens the invoke body the create call would send, max_tokens 1 where the count names none',
+    (model, others, maxTokens, path) => {
+      const count = invokeCountOf(path, Buffer.from(JSON.stringify({ model, ...others, ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }) })), undefined, 'cloudc');
+      expect(count.path).toBe(`/model/${encodeURIComponent(model)}/count-tokens`);
+      const wrapped = JSON.parse(count.body.toString()) as { input: { invokeModel: { body: string } } };
+      expect(Object.keys(wrapped)).toEqual(['input']);
+      expect(JSON.parse(Buffer.from(wrapped.input.invokeModel.body, 'base64').toString())).toEqual({ anthropic_version: BEDROCK_ANTHROPIC_VERSION, max_tokens: maxTokens ?? 1, ...others });
+    },
+  );
+
   test.prop([fc.string({ maxLength: 40 }).filter((model) => !model.includes('anthropic.claude'))])('refuses a model that is no Claude model ID, at /model', (model) => {
     const error = thrown(() => messagesInvokeOf('/messages', Buffer.from(JSON.stringify({ model, max_tokens: 1, messages: [] })), undefined, 'cloudc'));
     expect(error.code).toBe('invalid_request_body');
@@ -70,6 +81,12 @@ describe('the rawPredict of a messages create call', () => {
       expect(JSON.parse(predict.body.toString())).toEqual({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...others, ...(stream === true ? { stream: true } : {}) });
     },
   );
+
+  test.prop([vertexModel, rest])('counts on the count-tokens resource, the body naming the model', (model, others) => {
+    const count = rawPredictCountOf('/messages/count_tokens', Buffer.from(JSON.stringify({ model, ...others })), 'cloudb');
+    expect(count.path).toBe('/publishers/anthropic/models/count-tokens:rawPredict');
+    expect(JSON.parse(count.body.toString())).toEqual({ anthropic_version: VERTEX_ANTHROPIC_VERSION, model, ...others });
+  });
 
   test.prop([fc.string({ maxLength: 40 }).filter((model) => !model.startsWith('claude-'))])('refuses a model that is no Claude model of cloud B, at /model', (model) => {
     const error = thrown(() => messagesRawPredictOf('/messages', Buffer.from(JSON.stringify({ model, max_tokens: 1, messages: [] })), 'cloudb'));

@@ -18,8 +18,8 @@ import { mappingWithKept } from '../shared/kept-thinking.ts';
 import { fromCloudbError, fromGenerateContentResponse, type GenerateContentResponse } from './response.ts';
 import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
-import { isMessagesCreate } from '../shared/messages-call.ts';
-import { messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
+import { messagesCallOf } from '../shared/messages-call.ts';
+import { messagesCountOf, messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
 
 const NAME = 'cloudb';
 export const CLOUDB_PROVIDER = NAME;
@@ -58,8 +58,8 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       const requestType = call.headers[REQUEST_TYPE_HEADER];
       if (typeof requestType === 'string') headers[REQUEST_TYPE_HEADER] = requestType;
-      const messagesCall = call.endpoint === 'passthrough' && isMessagesCreate(call.method, call.path);
-      if (call.endpoint === 'passthrough' && !messagesCall) return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
+      const messagesCall = call.endpoint === 'passthrough' ? messagesCallOf(call.method, call.path) : null;
+      if (call.endpoint === 'passthrough' && messagesCall === null) return { url: joinUrl(base, call.path), method: call.method, headers, body: call.rawBody, response: null };
 
       const project = stringOption(options, 'cloudb_project_id') ?? account?.projectId;
       if (project === undefined || project === null) throw missingOption(NAME, 'cloudb_project_id');
@@ -68,9 +68,9 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       const observe = (status: number) => {
         if (status === 401 && account !== null) tokens.forget(account);
       };
-      if (messagesCall) {
-        // The messages API's create call: a Claude model's rawPredict (messages-raw-predict.ts).
-        const predict = messagesRawPredictOf(call.path, call.rawBody, NAME);
+      if (messagesCall !== null) {
+        // The messages API's create call (or its count): a Claude model's rawPredict (messages-raw-predict.ts).
+        const predict = messagesCall === 'create' ? messagesRawPredictOf(call.path, call.rawBody, NAME) : { ...messagesCountOf(call.path, call.rawBody, NAME), streamed: false };
         return {
           url: joinUrl(base, `/projects/${encodeURIComponent(project)}/locations/${location}${predict.path}`),
           method: 'POST',

@@ -1,6 +1,8 @@
 // The messages API's create call (`POST /v1/messages`, `?beta=true` as its SDK's beta client and the
 // coding agents send it) to a `cloudb` target: a Claude model's rawPredict (streamRawPredict for
-// `"stream": true`), which takes the same body and answers the same message and server-sent events.
+// `"stream": true`), which takes the same body and answers the same message and server-sent events;
+// its token count (`/v1/messages/count_tokens`) cloud B's count-tokens rawPredict, which answers the
+// same count.
 // So a messages client reaches Claude on cloud B too, and a fallback from an `anthropic` target to a
 // `cloudb` one serves one body (the target's `override_params.model` names the model as cloud B
 // does, `claude-sonnet-4-5@20250929`). What differs is put right here: the model goes into the URL,
@@ -40,7 +42,16 @@ export function messagesRawPredictOf(path: string, rawBody: Buffer | null, provi
   return { path: `/publishers/anthropic/models/${name}:${streamed ? 'streamRawPredict' : 'rawPredict'}`, body: Buffer.from(JSON.stringify(body)), streamed };
 }
 
-/** The answer is the messages API's already, stream or not; the platform's errors (`{"error": {"code", "message", "status"}}`) are put in its shape. */
+/**
+ * The rawPredict of a messages token count: cloud B counts on one resource for every Claude model,
+ * `count-tokens`, whose body names the model (as the messages API's count does), with the version.
+ */
+export function messagesCountOf(path: string, rawBody: Buffer | null, provider: string): { path: string; body: Buffer } {
+  const { model, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDB);
+  return { path: '/publishers/anthropic/models/count-tokens:rawPredict', body: Buffer.from(JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, model, ...rest })) };
+}
+
+/** The answer is the messages API's already, stream or not (a count too); the platform's errors (`{"error": {"code", "message", "status"}}`) are put in its shape. */
 export function messagesRawPredictResponse(provider: string, observe: (status: number) => void): ResponseMapping {
   return {
     provider,

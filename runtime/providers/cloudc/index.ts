@@ -15,8 +15,8 @@ import { fromConverseError, fromConverseResponse, type ConverseResponse } from '
 import { signV4 } from './sigv4.ts';
 import { ConverseStreamMapper, converseStreamOpening } from './stream.ts';
 import { keptConverseThinkingOf } from './kept-thinking.ts';
-import { messagesInvokeOf, messagesInvokeResponse } from './messages-invoke.ts';
-import { isMessagesCreate } from '../shared/messages-call.ts';
+import { messagesCountOf, messagesCountResponse, messagesInvokeOf, messagesInvokeResponse } from './messages-invoke.ts';
+import { messagesCallOf } from '../shared/messages-call.ts';
 import { asksThinking, handOver, mappingWithKept } from '../shared/kept-thinking.ts';
 
 const NAME = 'cloudc';
@@ -74,13 +74,20 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
           ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error: (status, errorBody, errorHeaders) => fromConverseError(NAME, status, errorBody, errorHeaders),
         };
-      } else if (isMessagesCreate(call.method, call.path)) {
+      } else if (messagesCallOf(call.method, call.path) === 'create') {
         // The messages API's create call: a Claude model's invoke (messages-invoke.ts).
         const invoke = messagesInvokeOf(call.path, call.rawBody, call.headers['anthropic-beta'], NAME);
         url = joinUrl(base, invoke.path);
         body = invoke.body;
         headers = { 'content-type': 'application/json', accept: invoke.streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = messagesInvokeResponse(NAME, invoke.streamed);
+      } else if (messagesCallOf(call.method, call.path) === 'count') {
+        // Its token count: the same body's CountTokens.
+        const count = messagesCountOf(call.path, call.rawBody, call.headers['anthropic-beta'], NAME);
+        url = joinUrl(base, count.path);
+        body = count.body;
+        headers = { 'content-type': 'application/json', accept: 'application/json' };
+        response = messagesCountResponse(NAME);
       } else {
         url = joinUrl(base, call.path);
         body = call.rawBody;

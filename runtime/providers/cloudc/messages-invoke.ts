@@ -1,6 +1,6 @@
 // The messages API's create call (`POST /v1/messages`, `?beta=true` as its SDK's beta client and the
 // coding agents send it) to a `cloudc` target: a Claude model's invoke, which takes the same body
-// and answers the same message. So one body reaches Claude through the messages API or through cloud
+// and answers the same message (and its token count the same body's CountTokens). So one body reaches Claude through the messages API or through cloud
 // C, and a fallback from an `anthropic` target to a `cloudc` one works for a messages client (the
 // target's `override_params.model` names the model as cloud C does). What differs is put right here:
 // the model goes into the path and `stream` chooses invoke-with-response-stream; the API version is
@@ -38,11 +38,26 @@ export interface MessagesInvoke {
  */
 export function messagesInvokeOf(path: string, rawBody: Buffer | null, betas: string | undefined, provider: string): MessagesInvoke {
   const { model, streamed, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDC);
+  return { path: `/model/${encodeURIComponent(model)}/${streamed ? 'invoke-with-response-stream' : 'invoke'}`, body: Buffer.from(JSON.stringify(invokeBody(rest, betas))), streamed };
+}
+
+/**
+ * The CountTokens call of a messages token count: the invoke body the create call would send, in
+ * base64 under `input.invokeModel.body`, where cloud C counts it. The invoke requires `max_tokens`,
+ * which a count has none of and which changes no count: 1 unless the body names one.
+ */
+export function messagesCountOf(path: string, rawBody: Buffer | null, betas: string | undefined, provider: string): { path: string; body: Buffer } {
+  const { model, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDC);
+  const invoke = invokeBody({ max_tokens: 1, ...rest }, betas);
+  return { path: `/model/${encodeURIComponent(model)}/count-tokens`, body: Buffer.from(JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } })) };
+}
+
+/** The invoke's body: the API version, the forwarded betas (unless the body names its own), and the rest as it came. */
+function invokeBody(rest: Record<string, unknown>, betas: string | undefined): Record<string, unknown> {
   const invoke: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION };
   const asked = betaList(betas);
   if (asked.length > 0 && rest.anthropic_beta === undefined) invoke.anthropic_beta = asked;
-  Object.assign(invoke, rest);
-  return { path: `/model/${encodeURIComponent(model)}/${streamed ? 'invoke-with-response-stream' : 'invoke'}`, body: Buffer.from(JSON.stringify(invoke)), streamed };
+  return Object.assign(invoke, rest);
 }
 
 /** `anthropic-beta: a, b` → `["a", "b"]`. */
@@ -52,16 +67,29 @@ function betaList(header: string | undefined): string[] {
 
 /** How the invoke's answer comes back as the messages API's: the JSON as it is, the stream as its events, errors in its shape. */
 export function messagesInvokeResponse(provider: string, streamed: boolean): ResponseMapping {
+  return { provider, ...(streamed ? { stream: () => new InvokeMessagesStream() } : {}), error: messagesErrorOfCloudc };
+}
+
+/** CountTokens's `{"inputTokens": n}` as the messages API's count, `{"input_tokens": n}`; errors in its shape. */
+export function messagesCountResponse(provider: string): ResponseMapping {
   return {
     provider,
-    ...(streamed ? { stream: () => new InvokeMessagesStream() } : {}),
-    error: (status, body, headers) => {
-      const json = jsonObjectOf(body);
-      const said = json?.message ?? json?.Message;
-      const message = typeof said === 'string' && said !== '' ? said : UNSAID_ERROR;
-      return messagesError(status, errorTypeOf(headers) === null ? message : `${errorTypeOf(headers)}: ${message}`);
+    json: (answer) => {
+      const counted = (answer as { inputTokens?: unknown } | null)?.inputTokens;
+      if (typeof counted !== 'number') throw new Error('no inputTokens');
+      return { input_tokens: counted };
     },
+    error: messagesErrorOfCloudc,
   };
+}
+
+/** Cloud C's error (`{"message"}`, its type in `x-amzn-errortype`) in the messages API's shape. */
+function messagesErrorOfCloudc(status: number, body: Buffer, headers: Readonly<Record<string, string | string[]>>): unknown {
+  const json = jsonObjectOf(body);
+  const said = json?.message ?? json?.Message;
+  const message = typeof said === 'string' && said !== '' ? said : UNSAID_ERROR;
+  const type = errorTypeOf(headers);
+  return messagesError(status, type === null ? message : `${type}: ${message}`);
 }
 
 /** One server-sent event of the messages API's stream. */

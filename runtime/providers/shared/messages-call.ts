@@ -1,24 +1,27 @@
 // The messages API's create call (`POST /v1/messages`, `?beta=true` as its SDK's beta client and the
-// coding agents send it) to a cloud that serves Claude under its own URL: cloud C's invoke
-// (cloudc/messages-invoke.ts) and cloud B's rawPredict (cloudb/messages-raw-predict.ts) take the
-// messages API's body, the model named by the URL instead, and answer its message. What both need:
-// the call recognised, its body read and its model checked, and errors in the messages API's shape,
-// so that a messages client reads the same answer whichever family served it.
+// coding agents send it) and its token count (`POST /v1/messages/count_tokens`) to a cloud that
+// serves Claude under its own URL: cloud C's invoke and CountTokens (cloudc/messages-invoke.ts) and
+// cloud B's rawPredict (cloudb/messages-raw-predict.ts) take the messages API's body, the model named
+// by the URL instead, and answer its message (its count). What both need: the call recognised, its
+// body read and its model checked, and errors in the messages API's shape, so that a messages client
+// reads the same answer whichever family served it.
 import { GatewayError } from '../../core/errors.ts';
 import { type ErrorAnswer, jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from './error-answer.ts';
 import { jsonObjectOf } from './errors.ts';
 import type { SseEvent } from './sse.ts';
 import { eventJson } from './stream-opening.ts';
 
-/** The create call, with the query the beta client adds (and nothing else: the gateway makes the cloud's URL). */
-const CREATE_PATH = /^\/messages(?:\?(.*))?$/;
+/** The create call or its token count, with the query the beta client adds (and nothing else: the gateway makes the cloud's URL). */
+const CALL_PATH = /^\/messages(\/count_tokens)?(?:\?(.*))?$/;
 
-/** Whether a pass-through call is the messages API's create call. */
-export function isMessagesCreate(method: string, path: string): boolean {
-  return method === 'POST' && CREATE_PATH.test(path);
+/** Which of the messages API's calls a pass-through call is: its create call, its token count, or neither (null). */
+export function messagesCallOf(method: string, path: string): 'create' | 'count' | null {
+  if (method !== 'POST') return null;
+  const match = CALL_PATH.exec(path);
+  return match === null ? null : match[1] === undefined ? 'create' : 'count';
 }
 
-/** A create call read: its model, whether it streams, and the rest of its body as it came. */
+/** A create call (or count) read: its model, whether it streams, and the rest of its body as it came. */
 export interface MessagesCreate {
   model: string;
   streamed: boolean;
@@ -37,13 +40,13 @@ export interface CloudModels {
 }
 
 /**
- * The create call `path` and `rawBody` (override_params applied) make for `provider`: a query other
+ * The create call (or count) `path` and `rawBody` (override_params applied) make for `provider`: a query other
  * than `beta=true` is refused (the cloud's URL has no place for it), and so is a model that is no
  * Claude model of the cloud (another model's operation takes its own vendor's body, and a messages
  * API name is no model ID there: the refusal says where to name one).
  */
 export function messagesCreateOf(path: string, rawBody: Buffer | null, provider: string, models: CloudModels): MessagesCreate {
-  const query = CREATE_PATH.exec(path)?.[1];
+  const query = CALL_PATH.exec(path)?.[2];
   if (query !== undefined && query !== '' && query !== 'beta=true') {
     const name = new URLSearchParams(query).keys().next().value ?? '';
     throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers the messages API's create call through its ${models.operation}, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
