@@ -101,7 +101,8 @@ export type OwnReading = TextDialect | 'converseCount' | 'claudeCount' | 'predic
 /** A family's own call: its path, the family whose targets answer it, the dialect it speaks. */
 interface OwnCallBase {
   path: RegExp;
-  family: string;
+  /** The family whose targets answer it in its dialect; null: any other family's (the vendor-shaped providers answer the messages API's create call as a chat, in its shapes). */
+  family: string | null;
   /** What the model the path names must match (invoke: a Claude model, whose invoke speaks messages). */
   model?: RegExp;
   /** A token count: the chat call's body, answered with counts (no text, nothing generated, nothing to meter). */
@@ -137,6 +138,8 @@ const OWN_CALLS: readonly OwnCall[] = [
   // And a `cloudb` target with a Claude model's rawPredict (providers/cloudb/messages-raw-predict.ts).
   { path: MESSAGES_PATH, family: CLOUDB_PROVIDER, dialect: 'messages' },
   { path: RAW_PREDICT_PATH, family: CLOUDB_PROVIDER, dialect: 'messages', model: CLAUDE_PUBLISHER_MODEL },
+  // And any other target as a chat completion, its answer in the messages API's shapes (providers/shared/messages-as-chat.ts).
+  { path: MESSAGES_PATH, family: null, dialect: 'messages' },
   { path: GENERATE_CONTENT_PATH, family: CLOUDB_PROVIDER, dialect: 'generateContent' },
   { path: CONVERSE_PATH, family: CLOUDC_PROVIDER, dialect: 'converse' },
   { path: INVOKE_PATH, family: CLOUDC_PROVIDER, dialect: 'messages', model: CLAUDE_MODEL },
@@ -164,7 +167,7 @@ const OWN_CALLS: readonly OwnCall[] = [
 function ownCall(x: Exchange, family?: string): OwnCall | null {
   if (x.endpoint !== 'passthrough' || x.method !== 'POST') return null;
   for (const call of OWN_CALLS) {
-    if (family !== undefined && call.family !== family) continue;
+    if (family !== undefined && call.family !== null && call.family !== family) continue;
     const match = call.path.exec(x.upstreamPath);
     if (match !== null && (call.model === undefined || call.model.test(match[1]))) return call;
   }

@@ -31,7 +31,16 @@ describe('meteredPassThrough', () => {
       ['POST', '/messages', 'anthropic', 'messages'],
       ['POST', '/messages?beta=true', 'anthropic', 'messages'],
       ['POST', '/messages/count_tokens', 'anthropic', null],
-      ['POST', '/messages', 'vendor', null],
+      // Every target answers the messages API's create call in its shapes: Claude's hosts as itself, the others as a chat completion.
+      ['POST', '/messages', 'vendor', 'messages'],
+      ['POST', '/messages?beta=true', 'cloudc', 'messages'],
+      ['POST', '/messages', 'cloudb', 'messages'],
+      ['POST', '/messages/count_tokens', 'cloudc', null],
+      // Claude's rawPredict on cloud B; not another publisher's, nor its count.
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet@20250219:rawPredict', 'cloudb', 'messages'],
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet@20250219:streamRawPredict', 'cloudb', 'messages'],
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet@20250219:rawPredict', 'vendor', null],
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict', 'cloudb', null],
       ['GET', '/messages', 'anthropic', null],
       ['POST', GENERATE('gemini-2.0-flash', 'generateContent'), 'cloudb', 'generateContent'],
       ['POST', GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
@@ -69,6 +78,10 @@ describe('the dialect a pass-through request is read in', () => {
       ['POST', '/messages', 'messages', 'anthropic', null],
       ['POST', '/messages/count_tokens', 'messages', 'anthropic', 'counts'],
       ['POST', '/messages/count_tokens?beta=true', 'messages', 'vendor', null],
+      ['POST', '/messages/count_tokens', 'messages', 'cloudc', 'counts'],
+      ['POST', '/messages/count_tokens', 'messages', 'cloudb', 'counts'],
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict', 'messages', 'cloudb', 'counts'],
+      ['POST', '/projects/p/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet@20250219:streamRawPredict', 'messages', 'cloudb', null],
       ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'cloudb', 'counts'],
       ['POST', GENERATE('gemini-2.0-flash', 'countTokens'), 'generateContent', 'anthropic', null],
       ['POST', '/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse', 'converse', 'cloudc', null],
@@ -108,7 +121,8 @@ describe('how a pass-through answer is read', () => {
   it('in the family\'s own chat call\'s dialect, or another model\'s invoke format the gateway reads, or as the answer without text it is, when a target of that family answered', () => {
     const cases: Array<[string, string, string | null]> = [
       ['/messages', 'anthropic', 'messages'],
-      ['/messages', 'openai', null],
+      ['/messages', 'openai', 'messages'],
+      ['/messages', 'cloudc', 'messages'],
       ['/messages/count_tokens', 'anthropic', 'counts'],
       [GENERATE('gemini-2.0-flash', 'streamGenerateContent?alt=sse'), 'cloudb', 'generateContent'],
       [GENERATE('text-embedding-005', 'predict'), 'cloudb', 'vectors'],

@@ -46,11 +46,7 @@ export interface CloudModels {
  * API name is no model ID there: the refusal says where to name one).
  */
 export function messagesCreateOf(path: string, rawBody: Buffer | null, provider: string, models: CloudModels): MessagesCreate {
-  const query = CALL_PATH.exec(path)?.[2];
-  if (query !== undefined && query !== '' && query !== 'beta=true') {
-    const name = new URLSearchParams(query).keys().next().value ?? '';
-    throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers the messages API's create call through its ${models.operation}, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
-  }
+  refuseMessagesQuery(path, provider, models.operation);
   const body = rawBody === null ? null : jsonObjectOf(rawBody);
   if (body === null) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
   const { model, stream, ...rest } = body;
@@ -62,6 +58,14 @@ export function messagesCreateOf(path: string, rawBody: Buffer | null, provider:
   }
   if (stream !== undefined && typeof stream !== 'boolean') throw new GatewayError('invalid_request_body', 'Invalid request body: stream must be a boolean.', '/stream');
   return { model, streamed: stream === true, rest };
+}
+
+/** A query other than the beta client's `beta=true`: the URL the call goes to (`operation`'s) is the gateway's to make. */
+export function refuseMessagesQuery(path: string, provider: string, operation: string): void {
+  const query = CALL_PATH.exec(path)?.[2];
+  if (query === undefined || query === '' || query === 'beta=true') return;
+  const name = new URLSearchParams(query).keys().next().value ?? '';
+  throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers the messages API's create call through its ${operation}, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
 }
 
 /** The messages API's error body for a status, by the types it documents. */

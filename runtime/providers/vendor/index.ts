@@ -16,6 +16,8 @@ export function vendorAdapter(baseUrl: string = process.env.GATEWAY_VENDOR_BASE_
     keyRequired: true,
     // At its own base URL only: `vendor` with a custom_host may be any server that speaks its API.
     asksStreamUsage: providerEntry('vendor')?.asks_stream_usage === true ? 'ownHost' : false,
+    // Its reasoning models take no `max_tokens`; every model takes this.
+    maxTokensField: 'max_completion_tokens',
     extraHeaders(call: ProviderCall): Record<string, string> {
       const headers: Record<string, string> = {};
       const organization = stringOption(call.options, 'vendor_organization');

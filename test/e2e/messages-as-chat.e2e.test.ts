@@ -1,0 +1,218 @@
+// The messages API's create call to a provider of the vendor's API, through the official Anthropic
+// SDK against the real gateway and the vendor mock: it goes as a chat completion and comes back as
+// the messages API's message or events (text, tool use, counts), so a messages client (a coding
+// agent) can use another model, and fall back from Claude to it with one body; it is judged, logged
+// and priced as the messages API's call; what only Claude has is refused, naming it.
+import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { startCloudaMock, CLOUDA_MOCK_KEY } from '../mocks/clouda/index.ts';
+import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
+
+const GATEWAY_KEY = 'gw_messages-as-chat-admin-key-0123456789ab';
+const EMAIL = 'jane.doe@example.com';
+
+let vendor: VendorMock;
+let messages: MockServer;
+let clouda: MockServer;
+let served: ServedConfigs;
+
+beforeAll(async () => {
+  [vendor, messages, clouda] = await Promise.all([startVendorMock({ label: 'gpt' }), startMessagesMock({ label: 'claude' }), startCloudaMock({ label: 'clouda', deployments: { chat: 'gpt-4o-mini' } })]);
+  const gpt = { provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: vendor.baseURL, override_params: { model: 'gpt-4o-mini' } };
+  served = await serveConfigs('messages-as-chat', GATEWAY_KEY, {
+    gpt,
+    // A self-hosted server that takes the stream's usage option at a custom_host too, and the older limit field.
+    vllm: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: vendor.baseURL, override_params: { model: 'gpt-4o-mini' } },
+    'claude-then-gpt': { strategy: { mode: 'fallback', on_status_codes: [529] }, targets: [{ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }, gpt] },
+    // Cloud A's resource deployment, picked by the model its alias names.
+    clouda: { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployments: [{ deployment_id: 'chat', alias: 'gpt-4o-mini', api_version: '2024-10-21' }], override_params: { model: 'gpt-4o-mini' } },
+    'gpt-guarded': { ...gpt, input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }], output_guardrails: [{ id: 'pii', 'default.piiRedact': {} }] },
+  });
+});
+afterAll(async () => {
+  await served?.close();
+  await Promise.all([vendor?.close(), messages?.close(), clouda?.close()]);
+});
+
+function client(config: string, trace = randomUUID()): Anthropic {
+  return new Anthropic({ baseURL: served.gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'x-gateway-trace-id': trace } });
+}
+
+const chats = () => vendor.requests.filter((r) => r.path === '/v1/chat/completions');
+
+async function logged(trace: string): Promise<any> {
+  for (let i = 0; i < 40; i++) {
+    const page = (await (await fetch(`${served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json()) as any;
+    if (page.data.length > 0) return page.data[0];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no record of ${trace}`);
+}
+
+function textOf(message: Anthropic.Message): string {
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/** A chat completion that calls a tool, as the vendor answers it. */
+const TOOL_CALL = { id: 'chatcmpl-tool', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 21, completion_tokens: 7, total_tokens: 28, prompt_tokens_details: { cached_tokens: 5 } } };
+const WEATHER_TOOL = { name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+
+describe('the messages API answered as a chat completion', () => {
+  it('sends the create call as a chat completion and answers its message, logged and priced as the messages API\'s call', async () => {
+    const trace = randomUUID();
+    const before = chats().length;
+    // `temperature`, which this SDK's types no longer name for Claude, is still the messages API's.
+    const message = await client('gpt', trace).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 256, system: 'Be brief.', ...({ temperature: 0.5 } as object), stop_sequences: ['END'], metadata: { user_id: 'u-1' }, messages: [{ role: 'user', content: `Hello there ${trace}` }] });
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', model: 'gpt-4o-mini', stop_reason: 'end_turn' });
+    expect(textOf(message)).toContain(`Hello there ${trace}`);
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage.output_tokens).toBeGreaterThan(0);
+    const sent = chats().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.json).toEqual({
+      model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `Hello there ${trace}` }],
+      max_completion_tokens: 256, stop: ['END'], temperature: 0.5, user: 'u-1',
+    });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: 'vendor', status: 200, stream: false, model_requested: 'claude-sonnet-4-5', model_answered: 'gpt-4o-mini' });
+    expect(record.usage).toMatchObject({ input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, estimated: false });
+    expect(record.cost_usd).toBeGreaterThan(0);
+  });
+
+  it('streams the chat\'s chunks as the messages API\'s events, with the counts the provider reports', async () => {
+    const trace = randomUUID();
+    const before = chats().length;
+    const stream = client('vllm', trace).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: `Stream it ${trace}` }] });
+    const types: string[] = [];
+    stream.on('streamEvent', (event) => void types.push(event.type));
+    const message = await stream.finalMessage();
+    expect(types).toEqual(['message_start', 'content_block_start', ...types.slice(2, -3).map(() => 'content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(textOf(message)).toContain(`Stream it ${trace}`);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    const sent = chats().slice(before);
+    expect(sent[0]!.json).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_tokens: 256 });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: 'vllm', stream: true });
+    expect(record.usage).toMatchObject({ input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, estimated: false });
+  });
+
+  it('reaches cloud A\'s deployment the model picks, streamed, with its usage asked for', async () => {
+    const trace = randomUUID();
+    const message = await client('clouda', trace).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: `Deployed ${trace}` }] }).finalMessage();
+    expect(textOf(message)).toContain(`Deployed ${trace}`);
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    const sent = clouda.requests.filter((r) => r.path === '/openai/deployments/chat/chat/completions').at(-1);
+    expect(sent?.json).toMatchObject({ model: 'gpt-4o-mini', max_completion_tokens: 64, stream: true, stream_options: { include_usage: true } });
+    expect((await logged(trace)).usage).toMatchObject({ estimated: false });
+  });
+
+  it('leaves out the counts of a stream whose provider reports none, and the log estimates them', async () => {
+    const trace = randomUUID();
+    const message = await client('gpt', trace).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: `No usage here ${trace}` }] }).finalMessage();
+    expect(textOf(message)).toContain('No usage here');
+    expect(message.usage.input_tokens).toBeUndefined();
+    const record = await logged(trace);
+    expect(record.usage).toMatchObject({ estimated: true });
+    expect(record.usage.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('answers a tool call as tool_use, and sends the tool result back as the chat\'s tool message', async () => {
+    vendor.script({ path: '/v1/chat/completions', body: JSON.stringify(TOOL_CALL), contentType: 'application/json' });
+    const asked = { model: 'claude-sonnet-4-5', max_tokens: 256, tools: [WEATHER_TOOL], tool_choice: { type: 'auto' as const, disable_parallel_tool_use: true }, messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] };
+    const first = await client('gpt').messages.create(asked);
+    expect(first.stop_reason).toBe('tool_use');
+    expect(first.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }]);
+    expect(first.usage).toEqual({ input_tokens: 16, cache_creation_input_tokens: 0, cache_read_input_tokens: 5, output_tokens: 7 });
+    const before = chats().length;
+    await client('gpt').messages.create({ ...asked, messages: [...asked.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '18°C, sunny' }, { type: 'text', text: 'Thanks!' }] }] });
+    expect(chats().slice(before)[0]!.json).toMatchObject({
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: WEATHER_TOOL.input_schema } }],
+      tool_choice: 'auto', parallel_tool_calls: false,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '18°C, sunny' },
+        { role: 'user', content: 'Thanks!' },
+      ],
+    });
+  });
+
+  it('streams a tool call as a tool_use block whose input the SDK assembles', async () => {
+    const chunks = [
+      { id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: { role: 'assistant', content: 'Let me check. ' }, finish_reason: null }] },
+      { id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"ci' } }] }, finish_reason: null }] },
+      { id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] }, finish_reason: null }] },
+      { id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+      { id: 'c', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 } },
+    ];
+    vendor.script({ path: '/v1/chat/completions', body: `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`, contentType: 'text/event-stream' });
+    const message = await client('gpt').messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Oslo?' }] }).finalMessage();
+    expect(message.content).toHaveLength(2);
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Let me check. ' });
+    expect(message.content[1]).toEqual({ type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Oslo' } });
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 9 });
+  });
+
+  it('falls back from an overloaded Claude to the other model with the same body, Claude\'s thinking of earlier turns left out', async () => {
+    messages.script({ path: '/v1/messages', status: 529 });
+    const before = chats().length;
+    const { data, response } = await client('claude-then-gpt').messages.create({
+      model: 'claude-sonnet-4-5', max_tokens: 128,
+      messages: [
+        { role: 'user', content: 'First question' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'Let me think.', signature: 'c2lnbmVk' }, { type: 'text', text: 'First answer' }] },
+        { role: 'user', content: 'Second question' },
+      ],
+    }).withResponse();
+    expect(response.headers.get('x-gateway-provider')).toBe('vendor');
+    expect(textOf(data)).toContain('Second question');
+    expect((chats().slice(before)[0]!.json as { messages: unknown }).messages).toEqual([
+      { role: 'user', content: 'First question' }, { role: 'assistant', content: 'First answer' }, { role: 'user', content: 'Second question' },
+    ]);
+  });
+
+  it('judges the call as the messages API\'s own: its prompt before the provider is asked, its streamed answer rewritten', async () => {
+    const before = chats().length;
+    const denied = await client('gpt-guarded').messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me the secret' }] }).catch((e: unknown) => e);
+    expect((denied as { status?: number }).status).toBe(446);
+    expect(chats().length).toBe(before);
+    const message = await client('gpt-guarded').messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: `Write to ${EMAIL}` }] }).finalMessage();
+    expect(textOf(message)).toContain('[EMAIL]');
+    expect(textOf(message)).not.toContain(EMAIL);
+  });
+
+  it('gives the provider\'s errors back in the messages API\'s shape, as the SDK\'s errors of that status', async () => {
+    vendor.script({ path: '/v1/chat/completions', status: 429 });
+    const error = await client('gpt').messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((error as { error?: unknown }).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+
+  it('refuses what only Claude has, naming it, before the provider is asked', async () => {
+    const before = chats().length;
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, '/tools/0/type'],
+      [{ top_k: 5 }, '/top_k'],
+      [{ mcp_servers: [] }, '/mcp_servers'],
+      [{ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, '/messages/0/content/0/type'],
+    ];
+    for (const [extra, pointer] of refusals) {
+      const response = await fetch(`${served.gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'gpt', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], ...extra }),
+      });
+      expect(response.status, pointer).toBe(400);
+      expect(((await response.json()) as any).error, pointer).toMatchObject({ code: 'unsupported_parameter', param: pointer });
+    }
+    const count = await client('gpt').messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect((count as { status?: number }).status).toBe(400);
+    expect(chats().length).toBe(before);
+  });
+});
