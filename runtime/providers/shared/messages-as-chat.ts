@@ -137,8 +137,11 @@ function userOf(blocks: Json[], i: number): Json[] {
         throw refused(`messages.${i}.content.${j}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image and tool_result are)`);
     }
   });
-  // The chat API wants a tool call's result right after the call: a turn's results come before its words.
-  if (parts.length > 0) results.push({ role: 'user', content: parts.every((part) => part.type === 'text') ? parts.map((part) => part.text).join('') : parts });
+  // The chat API wants a tool call's result right after the call: a turn's results come before its
+  // words. One text block is the message's text; several stay apart, as parts (a coding agent sends
+  // its reminders and the prompt as blocks of one turn).
+  if (parts.length === 1 && parts[0]!.type === 'text') results.push({ role: 'user', content: parts[0]!.text });
+  else if (parts.length > 0) results.push({ role: 'user', content: parts });
   return results;
 }
 
