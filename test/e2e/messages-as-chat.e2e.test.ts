@@ -5,6 +5,7 @@
 // and priced as the messages API's call; what only Claude has is refused, naming it.
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
+import { loggedRecord, messagesClient, textOf } from './messages-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
@@ -39,23 +40,12 @@ afterAll(async () => {
 });
 
 function client(config: string, trace = randomUUID()): Anthropic {
-  return new Anthropic({ baseURL: served.gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'x-gateway-trace-id': trace } });
+  return messagesClient(served.gateway.url, GATEWAY_KEY, config, trace);
 }
 
 const chats = () => vendor.requests.filter((r) => r.path === '/v1/chat/completions');
 
-async function logged(trace: string): Promise<any> {
-  for (let i = 0; i < 40; i++) {
-    const page = (await (await fetch(`${served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json()) as any;
-    if (page.data.length > 0) return page.data[0];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no record of ${trace}`);
-}
-
-function textOf(message: Anthropic.Message): string {
-  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
+const logged = (trace: string): Promise<any> => loggedRecord(served.gateway.url, GATEWAY_KEY, trace);
 
 /** A chat completion that calls a tool, as the vendor answers it. */
 const TOOL_CALL = { id: 'chatcmpl-tool', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 21, completion_tokens: 7, total_tokens: 28, prompt_tokens_details: { cached_tokens: 5 } } };

@@ -7,6 +7,7 @@
 // API's shape. And cloud B's own rawPredict through the pass-through is metered like the others.
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
+import { loggedRecord, messagesClient, textOf } from './messages-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOUDB_PROJECT, CLOUDB_REGION } from '../mocks/cloudb/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
@@ -70,22 +71,10 @@ beforeAll(async () => {
 afterAll(() => families?.close());
 
 function client(config: string, trace = randomUUID()): Anthropic {
-  // The SDK's own key header goes nowhere: the gateway signs for the cloud with the target's credential.
-  return new Anthropic({ baseURL: families.served.gateway.url, apiKey: 'unused-by-the-clouds', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, 'x-gateway-trace-id': trace } });
+  return messagesClient(families.served.gateway.url, GATEWAY_KEY, config, trace);
 }
 
-async function logged(trace: string): Promise<any> {
-  for (let i = 0; i < 40; i++) {
-    const page = (await (await fetch(`${families.served.gateway.url}/v1/logs?trace_id=${trace}`, { headers: { 'x-gateway-api-key': GATEWAY_KEY } })).json()) as any;
-    if (page.data.length > 0) return page.data[0];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no record of ${trace}`);
-}
-
-function textOf(message: Anthropic.Message): string {
-  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
+const logged = (trace: string): Promise<any> => loggedRecord(families.served.gateway.url, GATEWAY_KEY, trace);
 
 describe.each(CLOUDS)('the messages API through a $family target', (cloud) => {
   const sentTo = (streamed: boolean) => cloud.mock(families).requests.filter((r) => r.path === cloud.path(streamed));

@@ -12,6 +12,7 @@ import { messagesCountOf as rawPredictCountOf, messagesRawPredictOf, messagesRaw
 import { statusOfException } from '../../runtime/providers/cloudc/response.ts';
 import { eventMessage, exceptionMessage } from '../mocks/cloudc/index.ts';
 import { cutAt } from '../support/cut.ts';
+import { thrownBy } from './adapter-calls.ts';
 
 const claudeModel = fc.constantFrom('anthropic.claude-3-7-sonnet-20250219-v1:0', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'global.anthropic.claude-opus-4-6-v1', 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0');
 const member = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !['model', 'stream', 'anthropic_version', 'anthropic_beta', '__proto__'].includes(name));
@@ -19,14 +20,11 @@ const member = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !['mo
 const rest = fc.dictionary(member, fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as unknown), { maxKeys: 5 });
 const beta = fc.stringMatching(/^[a-z0-9-]{1,30}$/);
 
+/** The GatewayError `run` throws (none is a failure). */
 function thrown(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('nothing was thrown');
+  const error = thrownBy(run);
+  if (error === null) throw new Error('nothing was thrown');
+  return error;
 }
 
 describe('the invoke of a messages create call', () => {
