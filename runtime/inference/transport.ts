@@ -23,6 +23,8 @@ import type { ResolvedTarget } from '../pipeline/services.ts';
 import { formParts, overriddenForm } from '../core/form-body.ts';
 import { optionOfOtherFamily } from '../../compiler/config/providers.ts';
 import { refuseUnreadHeaders } from './unread-headers.ts';
+import { chatOfMessagesCall, messagesCallIn, type MessagesCall } from './messages-as-chat-call.ts';
+import { messagesMappingOver } from '../providers/shared/chat-as-messages.ts';
 import { providerOfTarget, storedIntegration, virtualKeyOf } from './stored-target.ts';
 import { boundaryOf } from '../core/multipart.ts';
 import { lastKept, type LastKept } from '../core/memo.ts';
@@ -148,15 +150,19 @@ export class InferenceTransport {
       };
       // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
       const hostKnown = customHost === null || this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName);
-      const wantsBody = hasKeys(plan.overrideParams) || adapter.readsBody(endpoint, call);
-      if (hostKnown && !wantsBody) return this.#prepare(adapter, call, req, plan);
-      return this.#callAfterWaiting(adapter, call, req, plan, hostKnown ? null : customHost, wantsBody);
+      // The messages API's call: the target answers it as itself, or as a chat (messages-as-chat-call.ts), by its body's model.
+      const messages = messagesCallIn(endpoint, req.method, req.upstreamPath);
+      const wantsBody = messages !== null || hasKeys(plan.overrideParams) || adapter.readsBody(endpoint, call);
+      if (hostKnown && !wantsBody) return this.#prepare(adapter, call, req, plan, null);
+      return this.#callAfterWaiting(adapter, call, req, plan, hostKnown ? null : customHost, wantsBody, messages);
     } catch (error) {
       return Promise.reject(error);
     }
   };
 
-  async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean): Promise<UpstreamResponse> {
+  async #callAfterWaiting(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, uncheckedHost: CustomHost | null, wantsBody: boolean, messages: MessagesCall | null): Promise<UpstreamResponse> {
+    /** The messages API's call sent as a chat: whether it streams (its answer is read back as the messages API's); null when it is none. */
+    let asMessages: boolean | null = null;
     if (uncheckedHost !== null) await this.#hostPolicy.check(uncheckedHost.url, 'custom_host');
     if (wantsBody) {
       const boundary = req.rawBody === null ? null : boundaryOf(req.options.passedHeaders['content-type']);
@@ -169,6 +175,11 @@ export class InferenceTransport {
         const body = await bodyObject(req, plan.overrideParams);
         call.body = body;
         if (body !== undefined && hasKeys(plan.overrideParams)) call.rawBody = overriddenBytes(req.params as object, plan.overrideParams, body);
+        const chat = messages === null ? null : chatOfMessagesCall(adapter, call, messages, body);
+        if (chat !== null) {
+          Object.assign(call, { endpoint: 'chat', path: '/chat/completions', body: chat, rawBody: Buffer.from(JSON.stringify(chat)) });
+          asMessages = chat.stream === true;
+        }
       }
       // A translation that keeps signed thinking hands it over, and gets back what earlier answers kept.
       const turns = call.endpoint === 'chat' && call.body !== undefined && adapter.keepsThinking?.(call.body) === true ? this.#turns() : null;
@@ -178,14 +189,15 @@ export class InferenceTransport {
         if (ids.length > 0) call.keptThinking = await keptFor(turns, req, ids);
       }
     }
-    return this.#prepare(adapter, call, req, plan);
+    return this.#prepare(adapter, call, req, plan, asMessages);
   }
 
-  #prepare(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf): Promise<UpstreamResponse> {
+  /** `asMessages`: the messages API's call sent as a chat (streamed or not), its answer read back as that API's; null: none. */
+  #prepare(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, asMessages: boolean | null): Promise<UpstreamResponse> {
     const pending = adapter.prepare(call);
     // Most adapters prepare synchronously: no promise turn for them.
-    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(adapter, prepared, req, plan, call.signal));
-    return this.#dispatch(adapter, pending, req, plan, call.signal);
+    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(adapter, readAsMessages(prepared, adapter, asMessages), req, plan, call.signal));
+    return this.#dispatch(adapter, readAsMessages(pending, adapter, asMessages), req, plan, call.signal);
   }
 
   #dispatch(adapter: ProviderAdapter, prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
@@ -419,6 +431,11 @@ async function bodyObject(req: Exchange, overrides: Record<string, unknown>): Pr
   return lastKept(overriddenObjects, params, overrides, () => ({ ...(params as Record<string, unknown>), ...overrides }));
 }
 
+
+/** The prepared call of the messages API's call sent as a chat (`asMessages`: streamed or not), its answer read back as that API's; any other as it is. */
+function readAsMessages(prepared: PreparedCall, adapter: ProviderAdapter, asMessages: boolean | null): PreparedCall {
+  return asMessages === null ? prepared : { ...prepared, response: messagesMappingOver(prepared.response, adapter.name, asMessages) };
+}
 
 /** A target's own provider option that the stored integration's provider never reads would have no effect: 400. */
 function refuseOtherFamilyOptions(plan: PlanLeaf, stored: StoredIntegration): void {

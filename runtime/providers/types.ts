@@ -2,6 +2,7 @@
 // and how a request in the vendor's wire format becomes the provider's (and its answer comes back).
 import type { ChatUsage } from './shared/chat-chunks.ts';
 import type { OpeningJudge } from './shared/stream-opening.ts';
+import type { MaxTokensField } from './shared/messages-as-chat.ts';
 
 /**
  * The gateway endpoints a provider may implement. `other` is audio, images and models; anything
@@ -109,4 +110,12 @@ export interface ProviderAdapter {
    * a stream the provider opened with an error is that error's answer (shared/stream-opening.ts).
    */
   streamOpening?: OpeningJudge;
+  /**
+   * Whether it answers the messages API's create call (`POST /v1/messages`) and its token count as
+   * itself for `model`: Claude's hosts. Any other call of them goes to it as a chat completion
+   * (inference/messages-as-chat-call.ts).
+   */
+  answersMessages?(model: string): boolean;
+  /** Where its chat API takes a messages call's `max_tokens` (shared/messages-as-chat.ts); `max_tokens` unless said. */
+  messagesLimitField?(call: Pick<ProviderCall, 'options'>): MaxTokensField;
 }

@@ -149,11 +149,28 @@ describe.each(CLOUDS)('the messages API through a $family target', (cloud) => {
     expect(cloud.betasOf(sent[0]!)).toEqual([BETA]);
   });
 
-  it('refuses a model name that is no Claude model ID of the cloud, saying where to name one', async () => {
-    const model = cloud.family === 'cloudc' ? 'claude-3-7-sonnet' : 'gemini-2.5-pro';
-    const error = await client(`${cloud.family}-as-named`).messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+  it.runIf(cloud.family === 'cloudc')('refuses a Claude model name that is no model ID of the cloud, saying where to name one', async () => {
+    const error = await client(`${cloud.family}-as-named`).messages.create({ model: 'claude-3-7-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/not a Claude model ID.*override_params\.model/);
+  });
+
+  it('answers another model of the cloud as a chat, through its own translation, streamed or not', async () => {
+    const model = cloud.family === 'cloudc' ? 'amazon.nova-lite-v1:0' : 'gemini-2.5-flash';
+    const answered = await client(`${cloud.family}-as-named`).messages.create({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello other model' }] });
+    expect(answered).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
+    expect(textOf(answered)).not.toBe('');
+    expect(answered.usage.input_tokens).toBeGreaterThan(0);
+    const trace = randomUUID();
+    const streamed = await client(`${cloud.family}-as-named`, trace).messages.stream({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello other model' }] }).finalMessage();
+    expect(textOf(streamed)).toBe(textOf(answered));
+    expect(streamed.usage).toMatchObject({ input_tokens: answered.usage.input_tokens, output_tokens: answered.usage.output_tokens });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: cloud.family, stream: true });
+    expect(record.usage).toMatchObject({ input_tokens: answered.usage.input_tokens, estimated: false });
+    // Its own chat call, not Claude's: converse, or generateContent.
+    const last = cloud.mock(families).requests.at(-1)!;
+    expect(last.path).toMatch(cloud.family === 'cloudc' ? /\/converse-stream$/ : /:streamGenerateContent$/);
   });
 
   it('gives the cloud\'s refusals back in the messages API\'s error shape', async () => {
@@ -177,6 +194,20 @@ describe.each(CLOUDS)('the messages API through a $family target', (cloud) => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as any).error).toMatchObject({ code: 'unsupported_parameter', param: 'region' });
+  });
+});
+
+describe('Gemini 3 through the messages API', () => {
+  it('keeps its thought signatures between a messages client\'s tool turns, as for a chat client', async () => {
+    const tools = [{ name: 'search', description: 'Searches', input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } } }];
+    const asked = { model: 'gemini-3-pro-preview', max_tokens: 256, tools, messages: [{ role: 'user' as const, content: 'Find the news' }] };
+    const first = await client('cloudb-as-named').messages.create(asked);
+    expect(first.stop_reason).toBe('tool_use');
+    const call = first.content.find((block) => block.type === 'tool_use')!;
+    // The next turn gives the call's result back; Gemini 3 wants its call's signature with it, which the client never saw.
+    const second = await client('cloudb-as-named').messages.create({ ...asked, messages: [...asked.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Nothing new' }] }] });
+    expect(second.stop_reason).toBe('end_turn');
+    expect(textOf(second)).toContain('Nothing new');
   });
 });
 

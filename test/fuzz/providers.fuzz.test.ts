@@ -162,6 +162,9 @@ describe('a misbehaving provider', () => {
       'messages on cloudb': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', cloudb_project_id: 'p', cloudb_region: 'us-central1', custom_host: raw.baseURL, override_params: { model: 'claude-3-7-sonnet@20250219' } }),
       // And on a provider of the vendor's API: a chat completion, its answers and chunks made the messages API's.
       'messages as chat': JSON.stringify({ ...target(0), custom_host: raw.baseURL }),
+      // And on another model of a cloud: its own chat translation (generateContent, converse) under the messages API's shapes.
+      'messages as gemini': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', cloudb_project_id: 'p', cloudb_region: 'us-central1', custom_host: raw.baseURL, override_params: { model: 'gemini-2.0-flash' } }),
+      'messages as converse': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL, override_params: { model: 'amazon.nova-lite-v1:0' } }),
     };
     // Each family's own chat call behind output guardrails that read, rewrite and can deny its answers in its own dialect and framing.
     for (const route of OWN_CALLS) configs[`guarded ${route}`] = JSON.stringify({ ...JSON.parse(configs[route]!), output_guardrails: JSON.parse(guarded).output_guardrails });
@@ -183,7 +186,7 @@ describe('a misbehaving provider', () => {
           : route === 'images' ? await json(...PASSED_THROUGH.images)
           // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
           : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
-          : call === 'messages passed through' || call === 'messages on cloudc' || call === 'messages on cloudb' || call === 'messages as chat' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+          : call === 'messages passed through' || call === 'messages on cloudc' || call === 'messages on cloudb' || call === 'messages as chat' || call === 'messages as gemini' || call === 'messages as converse' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
           : call === 'rawPredict passed through'
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/anthropic/models/claude-3-7-sonnet@20250219:${stream ? 'streamRawPredict' : 'rawPredict'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'vertex-2023-10-16', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true } : {}) }) })
           : call === 'generateContent passed through'
@@ -238,7 +241,7 @@ const OTHER_INVOKES: ReadonlyArray<readonly [string, Record<string, unknown>]> =
 ];
 
 /** Each family's own call through the pass-through (its chat calls, another model's invoke, cloud B's embeddings). */
-const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'other invoke passed through', 'predict passed through', 'rawPredict passed through', 'messages on cloudc', 'messages on cloudb', 'messages as chat'];
+const OWN_CALLS: readonly string[] = ['messages passed through', 'generateContent passed through', 'converse passed through', 'invoke passed through', 'other invoke passed through', 'predict passed through', 'rawPredict passed through', 'messages on cloudc', 'messages on cloudb', 'messages as chat', 'messages as gemini', 'messages as converse'];
 
 /** Routes to cloud B's own API through the pass-through, whose error bodies name their kind by their rpc `status`. */
 const CLOUDB_OWN: ReadonlySet<string> = new Set(['generateContent passed through', 'predict passed through', 'rawPredict passed through']);

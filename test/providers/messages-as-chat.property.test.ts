@@ -48,7 +48,7 @@ describe('a messages create call as a chat completion', () => {
   test.prop([fc.array(fc.oneof(userTurn, assistantTurn), { minLength: 1, maxLength: 6 }), fc.option(text, { nil: undefined })])(
     'keeps every word and tool call, in order (a turn\'s tool results first), and leaves out Claude\'s thinking',
     (turns, system) => {
-      const chat = chatOfMessages(Buffer.from(JSON.stringify({ model: 'm', max_tokens: 10, messages: turns, ...(system === undefined ? {} : { system }) })), 'max_tokens');
+      const chat = chatOfMessages({ model: 'm', max_tokens: 10, messages: turns, ...(system === undefined ? {} : { system }) }, 'max_tokens');
       const messages = chat.messages as Json[];
       if (system !== undefined) expect(messages[0]).toEqual({ role: 'system', content: system });
       const conversation = system === undefined ? messages : messages.slice(1);
@@ -64,7 +64,7 @@ describe('a messages create call as a chat completion', () => {
   test.prop([fc.stringMatching(/^[a-z_]{1,12}$/).filter((member) => !['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'service_tier'].includes(member))])(
     'refuses any other member, naming it',
     (member) => {
-      const thrown = thrownBy(() => chatOfMessages(Buffer.from(JSON.stringify({ model: 'm', messages: [], [member]: 1 })), 'max_tokens'));
+      const thrown = thrownBy(() => chatOfMessages({ model: 'm', messages: [], [member]: 1 }, 'max_tokens'));
       expect(thrown?.code).toBe('unsupported_parameter');
       expect(thrown?.param).toBe(`/${member}`);
     },

@@ -10,7 +10,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ProviderOptions } from '../types.ts';
 import { joinUrl, stringOption, withQuery } from '../shared/url.ts';
-import { messagesAsChatCall, messagesChatOf, missingKey, missingOption, notSupported, vendorBodyCall } from '../shared/vendor-shaped.ts';
+import { missingKey, missingOption, notSupported, vendorBodyCall } from '../shared/vendor-shaped.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
 import { vendorStreamOpening } from '../shared/stream-opening.ts';
 
@@ -40,19 +40,12 @@ export function cloudaAdapter(): ProviderAdapter {
   return {
     name: NAME,
     streamOpening: vendorStreamOpening,
+    // Resource deployments take the vendor's current limit field (its reasoning models no other); model endpoints the older one.
+    messagesLimitField: ({ options }) => (stringOption(options, 'clouda_deployment_type') === undefined ? 'max_completion_tokens' : 'max_tokens'),
     readsBody: (endpoint, { options }) => endpoint !== 'passthrough' && Array.isArray(options.deployments),
     prepare(call: ProviderCall): PreparedCall {
       if (call.apiKey === null) throw missingKey(NAME);
       const modelEndpoint = stringOption(call.options, 'clouda_deployment_type');
-      // Resource deployments take the vendor's current limit field (its reasoning models no other); model endpoints the older one.
-      const chat = messagesChatOf(NAME, call, modelEndpoint === undefined ? 'max_completion_tokens' : 'max_tokens');
-      if (chat !== null) {
-        // The messages API's create call: a chat completion of the deployment its model picks (vendor-shaped.ts).
-        const asChat: ProviderCall = { ...call, endpoint: 'chat', path: '/chat/completions', body: chat };
-        const { url, headers, version } = modelEndpoint !== undefined ? { ...modelEndpointCall(asChat, modelEndpoint), version: null } : deploymentCall(asChat);
-        Object.assign(headers, credentialHeaders(call.apiKey, modelEndpoint !== undefined));
-        return messagesAsChatCall(NAME, chat, url, headers, asksStreamUsage && version !== null && takesStreamOptions(version));
-      }
       const { url, headers, version } = modelEndpoint !== undefined ? { ...modelEndpointCall(call, modelEndpoint), version: null } : deploymentCall(call);
       Object.assign(headers, credentialHeaders(call.apiKey, modelEndpoint !== undefined));
       // Resource deployments only: model endpoints serve other APIs, not known to take the option.

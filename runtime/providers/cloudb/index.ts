@@ -19,7 +19,7 @@ import { fromCloudbError, fromGenerateContentResponse, type GenerateContentRespo
 import { GenerateContentStreamMapper, generateContentStreamOpening } from './stream.ts';
 import { AccessTokens, serviceAccountOf } from './token.ts';
 import { messagesCallOf } from '../shared/messages-call.ts';
-import { messagesCountOf, messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
+import { CLAUDE_PUBLISHER_MODEL, messagesCountOf, messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
 
 const NAME = 'cloudb';
 export const CLOUDB_PROVIDER = NAME;
@@ -39,6 +39,8 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
     readsBody: (endpoint) => endpoint === 'chat' || endpoint === 'embeddings',
     keepsThinking: offersTools,
     streamOpening: generateContentStreamOpening,
+    // A Claude model's rawPredict answers it (messages-raw-predict.ts); Gemini's generateContent, as a chat.
+    answersMessages: (model) => CLAUDE_PUBLISHER_MODEL.test(model),
     async prepare(call: ProviderCall): Promise<PreparedCall> {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.endpoint !== 'passthrough') refuseClientQuery(NAME, call.path);

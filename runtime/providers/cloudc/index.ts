@@ -30,6 +30,8 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
     readsBody: (endpoint) => endpoint === 'chat',
     keepsThinking: asksThinking,
     streamOpening: converseStreamOpening,
+    // A Claude model's invoke answers it (messages-invoke.ts; a name that is no model ID there is refused, saying so); another model's converse, as a chat.
+    answersMessages: (model) => /claude/i.test(model),
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       const { options } = call;

@@ -1,5 +1,5 @@
-// A chat completion's answer as the messages API's, for its create call answered by a provider that
-// speaks the vendor's API (messages-as-chat.ts): the completion as a message (text, tool_use blocks
+// A chat completion's answer as the messages API's, for its create call answered as a chat
+// (messages-as-chat.ts), over whatever the provider's own answer became as a chat (its mapping): the completion as a message (text, tool_use blocks
 // with their parsed input, the stop reason, the counts), a stream's chunks as the messages API's
 // server-sent events (message_start, a content block per text run and per tool call with its
 // deltas, message_delta with the stop reason and the counts, message_stop), and errors in the
@@ -65,13 +65,20 @@ function toolInput(args: unknown, provider: string): unknown {
   return input;
 }
 
-/** How the chat's answer comes back as the messages API's: the message, the stream's events, errors in its shape. */
-export function messagesOfChatResponse(provider: string, streamed: boolean): ResponseMapping {
+/**
+ * How the answer comes back as the messages API's, over `chat`, the mapping that makes the provider's
+ * answer a chat's (null: it is one already): the message, the stream's events, errors in its shape.
+ */
+export function messagesMappingOver(chat: ResponseMapping | null, provider: string, streamed: boolean): ResponseMapping {
   return {
     provider,
-    ...(streamed ? { stream: () => new ChatAsMessagesStream() } : { json: (completion) => messageOfChat(completion, provider) }),
-    error: (status, body) => {
-      const error = jsonObjectOf(body)?.error as { message?: unknown } | undefined;
+    ...(chat?.observe === undefined ? {} : { observe: chat.observe }),
+    ...(streamed
+      ? { stream: () => new ChatAsMessagesStream(chat?.stream?.() ?? null) }
+      : { json: (answer) => messageOfChat(chat?.json === undefined ? answer : chat.json(answer), provider) }),
+    error: (status, body, headers) => {
+      const mapped = chat?.error === undefined ? jsonObjectOf(body) : (chat.error(status, body, headers) as Json | null);
+      const error = mapped?.error as { message?: unknown } | undefined;
       return messagesError(status, typeof error?.message === 'string' && error.message !== '' ? error.message : `The provider answered ${status}.`);
     },
   };
@@ -92,6 +99,8 @@ function sse(type: string, data: Json): string {
  */
 export class ChatAsMessagesStream implements StreamMapper {
   readonly #parser = new SseParser();
+  /** What makes the provider's stream a chat's (a translation's, or the one that keeps a usage chunk it asked for); null: it is one. */
+  readonly #chat: StreamMapper | null;
   #started = false;
   #done = false;
   #failed = false;
@@ -101,19 +110,32 @@ export class ChatAsMessagesStream implements StreamMapper {
   #stop = 'end_turn';
   #usage: ChatUsageIn | null = null;
 
+  constructor(chat: StreamMapper | null = null) {
+    this.#chat = chat;
+  }
+
   push(chunk: Buffer): string {
     if (this.#done || this.#failed) return '';
-    let out = '';
-    for (const event of this.#parser.push(chunk)) {
-      out += this.#event(event.event, event.data);
-      if (this.#done || this.#failed) break;
-    }
-    return out;
+    return this.#events(this.#chat === null ? chunk : this.#chat.push(chunk));
   }
 
   end(): string {
     if (this.#done || this.#failed) return '';
-    return this.#fail(500, 'The provider stream broke: it ended before [DONE].');
+    const out = this.#chat === null ? '' : this.#events(this.#chat.end());
+    if (this.#done || this.#failed) return out;
+    return out + this.#fail(500, 'The provider stream broke: it ended before [DONE].');
+  }
+
+  /** The chat stream's events: its usage as the chat mapping reported it where it kept the chunk from the stream (a translation's, or one asked for). */
+  #events(text: Buffer | string): string {
+    if (text.length === 0) return '';
+    let out = '';
+    for (const event of this.#parser.push(typeof text === 'string' ? Buffer.from(text) : text)) {
+      if (event.data === '[DONE]' && this.#usage === null) this.#usage = (this.#chat?.usage() ?? null) as ChatUsageIn | null;
+      out += this.#event(event.event, event.data);
+      if (this.#done || this.#failed) break;
+    }
+    return out;
   }
 
   /** The log reads the counts from message_delta (the messages dialect). */

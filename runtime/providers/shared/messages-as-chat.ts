@@ -1,6 +1,6 @@
-// The messages API's create call as a chat completion, for a provider that speaks the vendor's API
-// (the vendor and the OpenAI-compatible providers): so a messages client (the Anthropic SDK, a coding
-// agent) can use their models, and a fallback from a Claude target to one of them serves one body.
+// The messages API's create call as a chat completion, for a target that does not answer it as itself
+// (every provider but Claude's hosts): so a messages client (the Anthropic SDK, a coding agent) can
+// use any model, and a fallback from a Claude target to another serves one body.
 // Every member of the body is read or refused, never dropped unseen: what only Claude has (server
 // tools, documents, containers, MCP servers, context management) is refused naming it; what is
 // Claude's own and means nothing to another model (signed thinking blocks of earlier turns, cache
@@ -8,7 +8,6 @@
 // hints (docs/providers.md). The answer comes back through chat-as-messages.ts.
 import { GatewayError } from '../../core/errors.ts';
 import { THINKING_BUDGETS, type ReasoningEffort } from './asked-thinking.ts';
-import { jsonObjectOf } from './errors.ts';
 
 type Json = Record<string, unknown>;
 
@@ -38,10 +37,9 @@ function stringAt(value: unknown, pointer: string): string {
   return value;
 }
 
-/** The chat completion body of a messages create call (a stream's usage chunk is asked for by the caller, where the provider takes the option). */
-export function chatOfMessages(rawBody: Buffer | null, maxTokensField: MaxTokensField): Json {
-  const body = rawBody === null ? null : jsonObjectOf(rawBody);
-  if (body === null) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
+/** The chat completion body of a messages create call's `body` (override_params applied). */
+export function chatOfMessages(body: Json | null | undefined, maxTokensField: MaxTokensField): Json {
+  if (body === null || body === undefined) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
   for (const member of Object.keys(body)) {
     if (!READ.has(member) && !LEFT_OUT.has(member) && body[member] !== undefined) throw refused(member, `/${member}`, 'is Claude\'s own');
   }

@@ -1,6 +1,5 @@
 // Adapters for providers that speak the vendor's wire format (the vendor itself and the
-// OpenAI-compatible table): the body goes through untouched, only the URL and credential change;
-// but for the messages API's create call, which they answer as a chat completion (messages-as-chat.ts).
+// OpenAI-compatible table): the body goes through untouched, only the URL and credential change.
 import { GatewayError } from '../../core/errors.ts';
 import type { EndpointKind, PreparedCall, ProviderAdapter, ProviderCall, ResponseMapping } from '../types.ts';
 import { vendorShapedError } from './errors.ts';
@@ -8,9 +7,7 @@ import { joinUrl } from './url.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
 import { callAskingStreamUsage, streamUsageMapping } from './stream-usage.ts';
 import { vendorStreamOpening } from './stream-opening.ts';
-import { messagesCallOf, refuseMessagesQuery } from './messages-call.ts';
-import { chatOfMessages, type MaxTokensField } from './messages-as-chat.ts';
-import { messagesOfChatResponse } from './chat-as-messages.ts';
+import type { MaxTokensField } from './messages-as-chat.ts';
 
 /** The inference endpoints whose error bodies are rewritten to name the provider. */
 const MAPPED_ERRORS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -42,16 +39,14 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
     name,
     readsBody: () => false,
     streamOpening: vendorStreamOpening,
+    ...(options.maxTokensField === undefined ? {} : { messagesLimitField: () => options.maxTokensField! }),
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !endpoints.has(call.endpoint)) throw notSupported(name, call.endpoint);
       const headers: Record<string, string> = options.extraHeaders?.(call) ?? {};
       if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
       else if (keyRequired) throw missingKey(name);
-      const asksUsage = asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null);
-      const chat = messagesChatOf(name, call, options.maxTokensField ?? 'max_tokens');
-      if (chat !== null) return messagesAsChatCall(name, chat, joinUrl(call.customHost ?? baseUrl, '/chat/completions'), headers, asksUsage);
       const url = joinUrl(call.customHost ?? baseUrl, call.path);
-      return bodyCall(call, url, headers, asksUsage);
+      return bodyCall(call, url, headers, asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null));
     },
   };
 }
@@ -74,34 +69,6 @@ export function vendorBodyCall(provider: string): VendorBodyCall {
     const asking = asksUsage ? callAskingStreamUsage(call) : null;
     if (asking !== null) return { url, method: call.method, headers, body: asking, response: usageMapping };
     return { url, method: call.method, headers, body: call.rawBody, response: MAPPED_ERRORS.has(call.endpoint) ? errorMapping : null };
-  };
-}
-
-/**
- * The chat completion a pass-through call to a provider of the vendor's API stands for when it is
- * the messages API's create call (messages-as-chat.ts); null for any other call. Its token count has
- * no chat equivalent: refused.
- */
-export function messagesChatOf(provider: string, call: ProviderCall, maxTokensField: MaxTokensField): Record<string, unknown> | null {
-  const kind = call.endpoint === 'passthrough' ? messagesCallOf(call.method, call.path) : null;
-  if (kind === null) return null;
-  if (kind === 'count') {
-    throw new GatewayError('endpoint_not_supported', `The provider "${provider}" has no token count for the messages API: its count_tokens reaches Claude only (the anthropic, cloudb and cloudc providers).`, 'provider', { provider, endpoint: 'passthrough' });
-  }
-  refuseMessagesQuery(call.path, provider, 'chat completions');
-  return chatOfMessages(call.rawBody, maxTokensField);
-}
-
-/** That chat completion sent to `url`, its answer back as the messages API's (chat-as-messages.ts); `asksUsage`: a stream asks for the usage chunk. */
-export function messagesAsChatCall(provider: string, chat: Record<string, unknown>, url: string, headers: Record<string, string>, asksUsage: boolean): PreparedCall {
-  const streamed = chat.stream === true;
-  if (streamed && asksUsage) chat.stream_options = { include_usage: true };
-  return {
-    url,
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json', accept: streamed ? 'text/event-stream' : 'application/json' },
-    body: Buffer.from(JSON.stringify(chat)),
-    response: messagesOfChatResponse(provider, streamed),
   };
 }
 

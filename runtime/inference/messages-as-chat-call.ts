@@ -1,0 +1,31 @@
+// The messages API's create call (`POST /v1/messages`) to a target that does not answer it as itself
+// (ProviderAdapter.answersMessages: Claude's hosts do): the transport sends it as the chat completion it
+// stands for (providers/shared/messages-as-chat.ts), through the adapter's own chat call, with all
+// that goes with one (its translation, the thinking it keeps between turns), and reads the answer back
+// in the messages API's shapes over the adapter's (chat-as-messages.ts). Routing picks the target,
+// so one body reaches Claude as itself and any other model as a chat, and falls back from one to the other.
+import { GatewayError } from '../core/errors.ts';
+import { messagesCallOf, refuseMessagesQuery } from '../providers/shared/messages-call.ts';
+import { chatOfMessages } from '../providers/shared/messages-as-chat.ts';
+import type { ProviderAdapter, ProviderCall } from '../providers/types.ts';
+
+export type MessagesCall = NonNullable<ReturnType<typeof messagesCallOf>>;
+
+/** Which of the messages API's calls a pass-through call is; null for any other. */
+export function messagesCallIn(endpoint: string, method: string, path: string): MessagesCall | null {
+  return endpoint === 'passthrough' ? messagesCallOf(method, path) : null;
+}
+
+/**
+ * The chat completion a messages call to `adapter` stands for, its `body` read (override_params
+ * applied); null when the adapter answers it as itself. Its token count has no chat equivalent.
+ */
+export function chatOfMessagesCall(adapter: ProviderAdapter, call: ProviderCall, kind: MessagesCall, body: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  const model = typeof body?.model === 'string' ? body.model : '';
+  if (adapter.answersMessages?.(model) === true) return null;
+  if (kind === 'count') {
+    throw new GatewayError('endpoint_not_supported', `The provider "${adapter.name}" has no token count for the messages API${model === '' ? '' : ` and the model "${model}"`}: its count_tokens reaches Claude only (on the anthropic, cloudb and cloudc providers).`, 'provider', { provider: adapter.name, endpoint: 'passthrough' });
+  }
+  refuseMessagesQuery(call.path, adapter.name, 'chat completions');
+  return chatOfMessages(body, adapter.messagesLimitField?.(call) ?? 'max_tokens');
+}
