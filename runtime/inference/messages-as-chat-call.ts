@@ -11,9 +11,13 @@ import type { ProviderAdapter, ProviderCall } from '../providers/types.ts';
 
 export type MessagesCall = NonNullable<ReturnType<typeof messagesCallOf>>;
 
-/** Which of the messages API's calls a pass-through call is; null for any other. */
-export function messagesCallIn(endpoint: string, method: string, path: string): MessagesCall | null {
-  return endpoint === 'passthrough' ? messagesCallOf(method, path) : null;
+/**
+ * Which of the messages API's calls a pass-through call to `adapter` is, when it may go as a chat:
+ * null for any other call, and for every call to the messages API's own host (which answers them
+ * all as they are, its bodies never read for this).
+ */
+export function messagesCallIn(adapter: ProviderAdapter, endpoint: string, method: string, path: string): MessagesCall | null {
+  return endpoint === 'passthrough' && adapter.answersMessages !== true ? messagesCallOf(method, path) : null;
 }
 
 /**
@@ -22,7 +26,8 @@ export function messagesCallIn(endpoint: string, method: string, path: string): 
  */
 export function chatOfMessagesCall(adapter: ProviderAdapter, call: ProviderCall, kind: MessagesCall, body: Record<string, unknown> | undefined): Record<string, unknown> | null {
   const model = typeof body?.model === 'string' ? body.model : '';
-  if (adapter.answersMessages?.(model) === true) return null;
+  const answers = adapter.answersMessages;
+  if (answers === true || (answers !== undefined && answers(model))) return null;
   if (kind === 'count') {
     throw new GatewayError('endpoint_not_supported', `The provider "${adapter.name}" has no token count for the messages API${model === '' ? '' : ` and the model "${model}"`}: its count_tokens reaches Claude only (on the anthropic, cloudb and cloudc providers).`, 'provider', { provider: adapter.name, endpoint: 'passthrough' });
   }

@@ -151,7 +151,7 @@ export class InferenceTransport {
       // A host judged in the last seconds costs a map lookup; only a new one waits (on DNS).
       const hostKnown = customHost === null || this.#hostPolicy.checkCached(customHost.url, 'custom_host', customHost.policyName);
       // The messages API's call: the target answers it as itself, or as a chat (messages-as-chat-call.ts), by its body's model.
-      const messages = messagesCallIn(endpoint, req.method, req.upstreamPath);
+      const messages = messagesCallIn(adapter, endpoint, req.method, req.upstreamPath);
       const wantsBody = messages !== null || hasKeys(plan.overrideParams) || adapter.readsBody(endpoint, call);
       if (hostKnown && !wantsBody) return this.#prepare(adapter, call, req, plan, null);
       return this.#callAfterWaiting(adapter, call, req, plan, hostKnown ? null : customHost, wantsBody, messages);

@@ -112,10 +112,11 @@ export interface ProviderAdapter {
   streamOpening?: OpeningJudge;
   /**
    * Whether it answers the messages API's create call (`POST /v1/messages`) and its token count as
-   * itself for `model`: Claude's hosts. Any other call of them goes to it as a chat completion
-   * (inference/messages-as-chat-call.ts).
+   * itself: for every model (`true`: the messages API's own host, whose calls then go unread), or for
+   * the body's `model` (Claude's models on a cloud). Any other call of them goes to it as a chat
+   * completion (inference/messages-as-chat-call.ts).
    */
-  answersMessages?(model: string): boolean;
+  answersMessages?: true | ((model: string) => boolean);
   /** Where its chat API takes a messages call's `max_tokens` (shared/messages-as-chat.ts); `max_tokens` unless said. */
   messagesLimitField?(call: Pick<ProviderCall, 'options'>): MaxTokensField;
 }

@@ -25,7 +25,7 @@ export function anthropicAdapter(baseUrl: string = ANTHROPIC_BASE_URL): Provider
     name: NAME,
     readsBody: (endpoint) => endpoint === 'chat',
     streamOpening: messagesStreamOpening,
-    answersMessages: () => true,
+    answersMessages: true,
     keepsThinking: asksThinking,
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
