@@ -196,11 +196,16 @@ export class InferenceTransport {
   #prepare(adapter: ProviderAdapter, call: ProviderCall, req: Exchange, plan: PlanLeaf, asMessages: boolean | null): Promise<UpstreamResponse> {
     const pending = adapter.prepare(call);
     // Most adapters prepare synchronously: no promise turn for them.
-    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(adapter, readAsMessages(prepared, adapter, asMessages), req, plan, call.signal));
-    return this.#dispatch(adapter, readAsMessages(pending, adapter, asMessages), req, plan, call.signal);
+    if (pending instanceof Promise) return pending.then((prepared) => this.#dispatch(adapter, readAsMessages(prepared, adapter, asMessages), req, plan, call.signal, asMessages));
+    return this.#dispatch(adapter, readAsMessages(pending, adapter, asMessages), req, plan, call.signal, asMessages);
   }
 
-  #dispatch(adapter: ProviderAdapter, prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal): Promise<UpstreamResponse> {
+  /**
+   * `asMessages`: the messages API's call sent as a chat (streamed or not; null: none), a chat to the
+   * provider: its answer is read whole, and an error the provider dressed as a JSON answer is found
+   * in its own answer, before the answer is the messages API's.
+   */
+  #dispatch(adapter: ProviderAdapter, prepared: PreparedCall, req: Exchange, plan: PlanLeaf, signal: AbortSignal, asMessages: boolean | null): Promise<UpstreamResponse> {
     const url = splitUrl(prepared.url);
     const sent = this.#send({
       origin: url.origin,
@@ -213,8 +218,9 @@ export class InferenceTransport {
       progress: req.upstreamTry,
     });
     const mapping = prepared.response;
-    const whole = WHOLE_ANSWERS.has(req.endpoint);
-    const opening = OPENED_STREAMS.has(req.endpoint) ? adapter.streamOpening : undefined;
+    const endpoint: EndpointKind = asMessages === null ? req.endpoint : 'chat';
+    const whole = WHOLE_ANSWERS.has(endpoint);
+    const opening = OPENED_STREAMS.has(endpoint) ? adapter.streamOpening : undefined;
     // The usual answer (the vendor's own, chat): one step, reading it whole or waiting for its stream to begin.
     if (mapping === null) return sent.then(whole ? (response) => wholeAnswer(response, opening) : (response) => begunAnswer(response, opening));
     // A translated stream's usage as its provider reported it, for the log (UpstreamTry.reportedUsage).
@@ -222,7 +228,8 @@ export class InferenceTransport {
     const report = mapping.stream === undefined ? undefined : (usage: unknown): void => {
       attempt.reportedUsage = usage;
     };
-    const answered = sent.then((response) => begunAnswer(response, opening)).then((response) => mapResponse(response, mapping, report));
+    const begun = sent.then((response) => begunAnswer(response, opening));
+    const answered = (asMessages === false ? begun.then((response) => wholeAnswer(response, undefined, mapping)) : begun).then((response) => mapResponse(response, mapping, report));
     return whole ? answered.then((response) => wholeAnswer(response, undefined, mapping)) : answered;
   }
 

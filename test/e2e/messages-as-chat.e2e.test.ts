@@ -184,6 +184,13 @@ describe('the messages API answered as a chat completion', () => {
     expect((error as { error?: unknown }).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   });
 
+  it('reads an error a provider dresses as a 200 as the error it is, not an empty message', async () => {
+    vendor.script({ path: '/v1/chat/completions', body: JSON.stringify({ error: { message: 'Upstream overloaded', type: 'server_error', code: null } }), contentType: 'application/json' });
+    const error = await client('gpt').messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((error as { error?: unknown }).error).toEqual({ type: 'error', error: { type: 'api_error', message: 'Upstream overloaded' } });
+  });
+
   it('refuses what only Claude has, naming it, before the provider is asked', async () => {
     const before = chats().length;
     const refusals: Array<[Record<string, unknown>, string]> = [
