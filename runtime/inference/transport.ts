@@ -229,7 +229,9 @@ export class InferenceTransport {
       attempt.reportedUsage = usage;
     };
     const begun = sent.then((response) => begunAnswer(response, opening));
-    const answered = (asMessages === false ? begun.then((response) => wholeAnswer(response, undefined, mapping)) : begun).then((response) => mapResponse(response, mapping, report));
+    // The messages API's call as a chat: the provider's own answer is read whole (a dressed error found), not the message made of it.
+    if (asMessages !== null) return (asMessages ? begun : begun.then((response) => wholeAnswer(response, undefined, mapping))).then((response) => mapResponse(response, mapping, report));
+    const answered = begun.then((response) => mapResponse(response, mapping, report));
     return whole ? answered.then((response) => wholeAnswer(response, undefined, mapping)) : answered;
   }
 

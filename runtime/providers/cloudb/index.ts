@@ -72,7 +72,8 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
       };
       if (messagesCall !== null) {
         // The messages API's create call (or its count): a Claude model's rawPredict (messages-raw-predict.ts).
-        const predict = messagesCall === 'create' ? messagesRawPredictOf(call.path, call.rawBody, NAME) : { ...messagesCountOf(call.path, call.rawBody, NAME), streamed: false };
+        // Its body was parsed by the transport, which reads a messages call's model (inference/messages-as-chat-call.ts).
+        const predict = messagesCall === 'create' ? messagesRawPredictOf(call.path, call.body, NAME) : { ...messagesCountOf(call.path, call.body, NAME), streamed: false };
         return {
           url: joinUrl(base, `/projects/${encodeURIComponent(project)}/locations/${location}${predict.path}`),
           method: 'POST',

@@ -34,20 +34,20 @@ export interface MessagesRawPredict {
  * The rawPredict of a messages create call (shared/messages-call.ts reads it and checks the model):
  * the body without `model`, with `anthropic_version`; `"stream": true` stays, as streamRawPredict wants it.
  */
-export function messagesRawPredictOf(path: string, rawBody: Buffer | null, provider: string): MessagesRawPredict {
-  const { model, streamed, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDB);
-  const body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest, ...(streamed ? { stream: true } : {}) };
+export function messagesRawPredictOf(path: string, body: unknown, provider: string): MessagesRawPredict {
+  const { model, streamed, rest } = messagesCreateOf(path, body, provider, CLAUDE_ON_CLOUDB);
+  const sent = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest, ...(streamed ? { stream: true } : {}) };
   // `@` names the model's version and is sent as it is, as cloud B's own clients send it.
   const name = encodeURIComponent(model).replaceAll('%40', '@');
-  return { path: `/publishers/anthropic/models/${name}:${streamed ? 'streamRawPredict' : 'rawPredict'}`, body: Buffer.from(JSON.stringify(body)), streamed };
+  return { path: `/publishers/anthropic/models/${name}:${streamed ? 'streamRawPredict' : 'rawPredict'}`, body: Buffer.from(JSON.stringify(sent)), streamed };
 }
 
 /**
  * The rawPredict of a messages token count: cloud B counts on one resource for every Claude model,
  * `count-tokens`, whose body names the model (as the messages API's count does), with the version.
  */
-export function messagesCountOf(path: string, rawBody: Buffer | null, provider: string): { path: string; body: Buffer } {
-  const { model, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDB);
+export function messagesCountOf(path: string, body: unknown, provider: string): { path: string; body: Buffer } {
+  const { model, rest } = messagesCreateOf(path, body, provider, CLAUDE_ON_CLOUDB);
   return { path: '/publishers/anthropic/models/count-tokens:rawPredict', body: Buffer.from(JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, model, ...rest })) };
 }
 

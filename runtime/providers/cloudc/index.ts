@@ -55,6 +55,7 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
       let headers: Record<string, string>;
       let response: PreparedCall['response'] = null;
       let method = call.method;
+      const messagesCall = call.endpoint === 'passthrough' ? messagesCallOf(call.method, call.path) : null;
       if (call.endpoint === 'chat') {
         refuseClientQuery(NAME, call.path);
         const chat = chatRequestOf(call.body);
@@ -76,16 +77,17 @@ export function cloudcAdapter(now: () => Date = () => new Date()): ProviderAdapt
           ...(streamed ? { stream: () => new ConverseStreamMapper({ provider: NAME, model, includeUsage: includeUsage(chat), strict, keepThinking: call.keepThinking }) } : {}),
           error: (status, errorBody, errorHeaders) => fromConverseError(NAME, status, errorBody, errorHeaders),
         };
-      } else if (messagesCallOf(call.method, call.path) === 'create') {
-        // The messages API's create call: a Claude model's invoke (messages-invoke.ts).
-        const invoke = messagesInvokeOf(call.path, call.rawBody, call.headers['anthropic-beta'], NAME);
+      } else if (messagesCall === 'create') {
+        // The messages API's create call: a Claude model's invoke (messages-invoke.ts); its body parsed by
+        // the transport, which reads a messages call's model (inference/messages-as-chat-call.ts).
+        const invoke = messagesInvokeOf(call.path, call.body, call.headers['anthropic-beta'], NAME);
         url = joinUrl(base, invoke.path);
         body = invoke.body;
         headers = { 'content-type': 'application/json', accept: invoke.streamed ? 'application/vnd.amazon.eventstream' : 'application/json' };
         response = messagesInvokeResponse(NAME, invoke.streamed);
-      } else if (messagesCallOf(call.method, call.path) === 'count') {
+      } else if (messagesCall === 'count') {
         // Its token count: the same body's CountTokens.
-        const count = messagesCountOf(call.path, call.rawBody, call.headers['anthropic-beta'], NAME);
+        const count = messagesCountOf(call.path, call.body, call.headers['anthropic-beta'], NAME);
         url = joinUrl(base, count.path);
         body = count.body;
         headers = { 'content-type': 'application/json', accept: 'application/json' };

@@ -36,8 +36,8 @@ export interface MessagesInvoke {
  * body without `model` and `stream`, with `anthropic_version`, and the betas `anthropic-beta` names
  * (where the route forwards it) as `anthropic_beta`, which is where cloud C takes them.
  */
-export function messagesInvokeOf(path: string, rawBody: Buffer | null, betas: string | undefined, provider: string): MessagesInvoke {
-  const { model, streamed, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDC);
+export function messagesInvokeOf(path: string, body: unknown, betas: string | undefined, provider: string): MessagesInvoke {
+  const { model, streamed, rest } = messagesCreateOf(path, body, provider, CLAUDE_ON_CLOUDC);
   return { path: `/model/${encodeURIComponent(model)}/${streamed ? 'invoke-with-response-stream' : 'invoke'}`, body: Buffer.from(JSON.stringify(invokeBody(rest, betas))), streamed };
 }
 
@@ -46,8 +46,8 @@ export function messagesInvokeOf(path: string, rawBody: Buffer | null, betas: st
  * base64 under `input.invokeModel.body`, where cloud C counts it. The invoke requires `max_tokens`,
  * which a count has none of and which changes no count: 1 unless the body names one.
  */
-export function messagesCountOf(path: string, rawBody: Buffer | null, betas: string | undefined, provider: string): { path: string; body: Buffer } {
-  const { model, rest } = messagesCreateOf(path, rawBody, provider, CLAUDE_ON_CLOUDC);
+export function messagesCountOf(path: string, body: unknown, betas: string | undefined, provider: string): { path: string; body: Buffer } {
+  const { model, rest } = messagesCreateOf(path, body, provider, CLAUDE_ON_CLOUDC);
   const invoke = invokeBody({ max_tokens: 1, ...rest }, betas);
   return { path: `/model/${encodeURIComponent(model)}/count-tokens`, body: Buffer.from(JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify(invoke)).toString('base64') } } })) };
 }

@@ -1,6 +1,7 @@
 // A chat completion's answer as the messages API's, for its create call answered as a chat
-// (messages-as-chat.ts), over whatever the provider's own answer became as a chat (its mapping): the completion as a message (text, tool_use blocks
-// with their parsed input, the stop reason, the counts), a stream's chunks as the messages API's
+// (messages-as-chat.ts), over whatever the provider's own answer became as a chat (its mapping): the
+// completion as a message (text, tool_use blocks with their parsed input, the stop reason, the
+// counts), a stream's chunks as the messages API's
 // server-sent events (message_start, a content block per text run and per tool call with its
 // deltas, message_delta with the stop reason and the counts, message_stop), and errors in the
 // messages API's shape. Reasoning text the model gives beside its answer is left out: a thinking
@@ -20,7 +21,7 @@ interface ChatUsageIn {
 }
 
 /** The messages API's counts of a chat's usage: the prompt's cached tokens apart, as Claude counts its cache reads. */
-export function messagesUsageOf(usage: ChatUsageIn | null | undefined): Json {
+function messagesCountsOf(usage: ChatUsageIn | null | undefined): Json {
   const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
   const prompt = count(usage?.prompt_tokens);
   const cached = Math.min(count(usage?.prompt_tokens_details?.cached_tokens), prompt);
@@ -28,7 +29,7 @@ export function messagesUsageOf(usage: ChatUsageIn | null | undefined): Json {
 }
 
 /** A chat finish reason as the messages API's stop reason. */
-export function stopReasonOf(finish: unknown): string {
+function stopReasonOf(finish: unknown): string {
   switch (finish) {
     case 'length': return 'max_tokens';
     case 'tool_calls': case 'function_call': return 'tool_use';
@@ -55,7 +56,7 @@ export function messageOfChat(completion: unknown, provider: string): Json {
     }
   }
   const stop = typeof said?.refusal === 'string' && said.refusal !== '' && typeof said.content !== 'string' ? 'refusal' : stopReasonOf(choice?.finish_reason);
-  return { id: messageId(answer.id), type: 'message', role: 'assistant', model: answer.model, content, stop_reason: stop, stop_sequence: null, usage: messagesUsageOf(answer.usage) };
+  return { id: messageId(answer.id), type: 'message', role: 'assistant', model: answer.model, content, stop_reason: stop, stop_sequence: null, usage: messagesCountsOf(answer.usage) };
 }
 
 function toolInput(args: unknown, provider: string): unknown {
@@ -199,7 +200,7 @@ export class ChatAsMessagesStream implements StreamMapper {
     this.#done = true;
     const out = this.#start({}) + this.#closeBlock();
     // Without the provider's usage the counts are unknown, and left out (the request log estimates them).
-    return out + sse('message_delta', { delta: { stop_reason: this.#stop, stop_sequence: null }, usage: this.#usage === null ? { output_tokens: 0 } : messagesUsageOf(this.#usage) }) + sse('message_stop', {});
+    return out + sse('message_delta', { delta: { stop_reason: this.#stop, stop_sequence: null }, usage: this.#usage === null ? { output_tokens: 0 } : messagesCountsOf(this.#usage) }) + sse('message_stop', {});
   }
 
   #fail(status: number, message: string): string {

@@ -7,7 +7,6 @@
 // reads the same answer whichever family served it.
 import { GatewayError } from '../../core/errors.ts';
 import { type ErrorAnswer, jsonErrorAnswer, statusOfErrorType, UNSAID_ERROR } from './error-answer.ts';
-import { jsonObjectOf } from './errors.ts';
 import type { SseEvent } from './sse.ts';
 import { eventJson } from './stream-opening.ts';
 
@@ -40,16 +39,16 @@ export interface CloudModels {
 }
 
 /**
- * The create call (or count) `path` and `rawBody` (override_params applied) make for `provider`: a query other
- * than `beta=true` is refused (the cloud's URL has no place for it), and so is a model that is no
- * Claude model of the cloud (another model's operation takes its own vendor's body, and a messages
- * API name is no model ID there: the refusal says where to name one).
+ * The create call (or count) `path` and `body` (the transport parsed it, override_params applied:
+ * ProviderCall.body) make for `provider`: a query other than `beta=true` is refused (the cloud's URL
+ * has no place for it), and so is a model that is no Claude model of the cloud (another model's
+ * operation takes its own vendor's body, and a messages API name is no model ID there: the refusal
+ * says where to name one).
  */
-export function messagesCreateOf(path: string, rawBody: Buffer | null, provider: string, models: CloudModels): MessagesCreate {
+export function messagesCreateOf(path: string, body: unknown, provider: string, models: CloudModels): MessagesCreate {
   refuseMessagesQuery(path, provider, models.operation);
-  const body = rawBody === null ? null : jsonObjectOf(rawBody);
-  if (body === null) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
-  const { model, stream, ...rest } = body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
+  const { model, stream, ...rest } = body as Record<string, unknown>;
   if (typeof model !== 'string' || model === '') throw new GatewayError('invalid_request_body', 'Invalid request body: model must be a non-empty string.', '/model');
   if (!models.test(model)) {
     throw new GatewayError('invalid_request_body',
