@@ -167,6 +167,37 @@ describe('the messages API answered as a chat completion', () => {
     ]);
   });
 
+  it('takes a coding agent\'s turn as it sends it: effort and structured output reach the model, Claude\'s own answer sent back and its prompt-cache hints left out', async () => {
+    const before = chats().length;
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    // The members a coding agent sends on Claude's newest models, its last turn Claude's answer as it came back.
+    const body = {
+      model: 'claude-opus-4-6', max_tokens: 512, stream: true,
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      thinking: { type: 'adaptive' }, output_config: { effort: 'max', format: { type: 'json_schema', schema } }, cache_control: { type: 'ephemeral' },
+      metadata: { user_id: 'agent-session' },
+      tools: [{ ...WEATHER_TOOL, strict: true, cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: [{ type: 'text', text: 'Checking.', citations: null }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C', is_error: false, cache_control: { type: 'ephemeral' } }] },
+      ],
+    };
+    const message = await client('gpt').messages.stream(body as unknown as Anthropic.MessageStreamParams).finalMessage();
+    expect(message.stop_reason).toBe('end_turn');
+    expect(chats().slice(before)[0]!.json).toEqual({
+      model: 'gpt-4o-mini', stream: true, max_completion_tokens: 512, user: 'agent-session',
+      reasoning_effort: 'xhigh', response_format: { type: 'json_schema', json_schema: { name: 'output', schema, strict: true } },
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: WEATHER_TOOL.input_schema, strict: true } }],
+      messages: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: '18°C' },
+      ],
+    });
+  });
+
   it('judges the call as the messages API\'s own: its prompt before the provider is asked, its streamed answer rewritten', async () => {
     const before = chats().length;
     const denied = await client('gpt-guarded').messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me the secret' }] }).catch((e: unknown) => e);
@@ -197,6 +228,8 @@ describe('the messages API answered as a chat completion', () => {
       [{ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, '/tools/0/type'],
       [{ top_k: 5 }, '/top_k'],
       [{ mcp_servers: [] }, '/mcp_servers'],
+      [{ inference_geo: 'us' }, '/inference_geo'],
+      [{ tools: [{ ...WEATHER_TOOL, defer_loading: true }] }, '/tools/0/defer_loading'],
       [{ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, '/messages/0/content/0/type'],
     ];
     for (const [extra, pointer] of refusals) {

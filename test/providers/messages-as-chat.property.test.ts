@@ -2,7 +2,7 @@
 // the messages API's (chat-as-messages.ts): the conversation's words and tool calls go over in order,
 // Claude's thinking of earlier turns is left out, and a streamed answer, however its bytes are cut,
 // adds up to the message the same answer makes unstreamed.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { chatOfMessages } from '../../runtime/providers/shared/messages-as-chat.ts';
 import { ChatAsMessagesStream, messageOfChat } from '../../runtime/providers/shared/chat-as-messages.ts';
@@ -21,6 +21,8 @@ const assistantTurn = fc.array(fc.oneof(
   fc.record({ id: toolId, name: fc.stringMatching(/^[a-z_]{1,10}$/), input }).map((call) => ({ type: 'tool_use', ...call })),
   text.map((t) => ({ type: 'thinking', thinking: t, signature: 'c2ln' })),
 ), { minLength: 1, maxLength: 4 }).map((content) => ({ role: 'assistant', content }));
+/** An assistant turn that called a tool, for the parts that follow one. */
+const TOOL_TURN = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] };
 const userTurn = fc.oneof(
   text.map((content) => ({ role: 'user', content })),
   fc.array(fc.oneof(text.map((t) => ({ type: 'text', text: t })), fc.record({ tool_use_id: toolId, content: text }).map((result) => ({ type: 'tool_result', ...result }))), { minLength: 1, maxLength: 3 }).map((content) => ({ role: 'user', content })),
@@ -61,7 +63,7 @@ describe('a messages create call as a chat completion', () => {
     },
   );
 
-  test.prop([fc.stringMatching(/^[a-z_]{1,12}$/).filter((member) => !['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'service_tier'].includes(member))])(
+  test.prop([fc.stringMatching(/^[a-z_]{1,12}$/).filter((member) => !['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'output_config', 'service_tier', 'speed', 'cache_control', 'diagnostics'].includes(member))])(
     'refuses any other member, naming it',
     (member) => {
       const thrown = thrownBy(() => chatOfMessages({ model: 'm', messages: [], [member]: 1 }, 'max_tokens'));
@@ -69,6 +71,107 @@ describe('a messages create call as a chat completion', () => {
       expect(thrown?.param).toBe(`/${member}`);
     },
   );
+
+  /** One of each part of a body, each with the members the translation reads, and where it stands. */
+  const PARTS: Array<{ at: string; known: string[]; body: (extra: Json) => Json }> = [
+    { at: '/system/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ system: [{ type: 'text', text: 's', ...extra }] }) },
+    { at: '/messages/0/content/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', ...extra }] }] }) },
+    { at: '/messages/0/content/0', known: ['type', 'source', 'cache_control'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' }, ...extra }] }] }) },
+    { at: '/messages/0/content/0/source', known: ['type', 'media_type', 'data'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==', ...extra } }] }] }) },
+    { at: '/messages/1/content/0', known: ['type', 'tool_use_id', 'content', 'cache_control', 'is_error'], body: (extra) => ({ messages: [TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok', ...extra }] }] }) },
+    { at: '/messages/1/content/0/content/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ messages: [TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok', ...extra }] }] }] }) },
+    { at: '/messages/0/content/0', known: ['type', 'id', 'name', 'input', 'caller', 'toolset_name', 'cache_control'], body: (extra) => ({ messages: [{ role: 'assistant', content: [{ ...TOOL_TURN.content[0], ...extra }] }] }) },
+    { at: '/messages/0', known: ['role', 'content', 'clear_at'], body: (extra) => ({ messages: [{ role: 'system', content: 'Be brief.', ...extra }] }) },
+    { at: '/tools/0', known: ['type', 'name', 'description', 'input_schema', 'strict', 'cache_control', 'eager_input_streaming'], body: (extra) => ({ tools: [{ name: 'f', input_schema: { type: 'object' }, ...extra }] }) },
+    { at: '/tool_choice', known: ['type', 'name', 'disable_parallel_tool_use'], body: (extra) => ({ tool_choice: { type: 'auto', ...extra } }) },
+    { at: '/thinking', known: ['type', 'budget_tokens', 'display'], body: (extra) => ({ thinking: { type: 'adaptive', ...extra } }) },
+    { at: '/output_config', known: ['effort', 'format'], body: (extra) => ({ output_config: { effort: 'low', ...extra } }) },
+    { at: '/output_config/format', known: ['type', 'schema'], body: (extra) => ({ output_config: { format: { type: 'json_schema', schema: { type: 'object' }, ...extra } } }) },
+  ];
+
+  test.prop([fc.constantFrom(...PARTS), fc.stringMatching(/^[a-z_]{1,16}$/)])(
+    'refuses a member it does not read in any part of the body (a block, a tool, a source), naming where it is',
+    (part, member) => {
+      fc.pre(!part.known.includes(member));
+      const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...part.body({ [member]: 1 }) };
+      const thrown = thrownBy(() => chatOfMessages(body, 'max_tokens'));
+      expect(thrown?.code).toBe('unsupported_parameter');
+      expect(thrown?.param).toBe(`${part.at}/${member}`);
+      expect(thrown?.message).toContain(`"${`${part.at}/${member}`.slice(1).replaceAll('/', '.')}"`);
+    },
+  );
+
+  /** Claude's hints on each part, as a client that sends Claude's own answer back has them. */
+  const hints = fc.record({
+    top: fc.subarray([['cache_control', { type: 'ephemeral' }], ['service_tier', 'auto'], ['speed', 'fast'], ['diagnostics', { previous_message_id: null }]] as Array<[string, unknown]>),
+    cacheText: fc.boolean(), citations: fc.boolean(), isError: fc.boolean(), directCaller: fc.boolean(), cacheTool: fc.boolean(), eager: fc.boolean(), display: fc.boolean(),
+  });
+
+  test.prop([hints])('leaves Claude\'s hints out without a change to the chat: its prompt cache, citations, a call\'s direct caller, a result\'s error flag', (hint) => {
+    const bodyOf = (withHints: boolean): Json => {
+      const on = (yes: boolean, member: Json): Json => (withHints && yes ? member : {});
+      return {
+        model: 'm', max_tokens: 10,
+        ...(withHints ? Object.fromEntries(hint.top) : {}),
+        system: [{ type: 'text', text: 'Be brief.', ...on(hint.cacheText, { cache_control: { type: 'ephemeral', ttl: '1h' } }) }],
+        thinking: { type: 'adaptive', ...on(hint.display, { display: 'omitted' }) },
+        tools: [{ name: 'f', input_schema: { type: 'object' }, ...on(hint.cacheTool, { cache_control: { type: 'ephemeral' } }), ...on(hint.eager, { eager_input_streaming: true }) }],
+        messages: [
+          { role: 'user', content: 'Call f' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Calling.', ...on(hint.citations, { citations: null }) }, { ...TOOL_TURN.content[0], ...on(hint.directCaller, { caller: { type: 'direct' }, toolset_name: null }) }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'failed', ...on(hint.isError, { is_error: true }), ...on(hint.cacheText, { cache_control: { type: 'ephemeral' } }) }] },
+        ],
+      };
+    };
+    expect(chatOfMessages(bodyOf(true), 'max_tokens')).toEqual(chatOfMessages(bodyOf(false), 'max_tokens'));
+  });
+
+  test.prop([fc.constantFrom('low', 'medium', 'high', 'xhigh', 'max'), fc.option(fc.integer({ min: 1024, max: 64_000 }), { nil: undefined })])(
+    'asks the effort output_config names (max as the chat\'s most, xhigh), over a thinking budget\'s',
+    (effort, budget) => {
+      const thinking = budget === undefined ? { type: 'adaptive' } : { type: 'enabled', budget_tokens: budget };
+      const chat = chatOfMessages({ model: 'm', messages: [{ role: 'user', content: 'hi' }], thinking, output_config: { effort } }, 'max_tokens');
+      expect(chat.reasoning_effort).toBe(effort === 'max' ? 'xhigh' : effort);
+    },
+  );
+
+  test.prop([fc.oneof(fc.string(), fc.constantFrom('toString', '__proto__', 'constructor', 'minimal', 'none'), fc.integer())])('refuses an effort the messages API has no name for', (effort) => {
+    fc.pre(!['low', 'medium', 'high', 'xhigh', 'max'].includes(effort as string));
+    const thrown = thrownBy(() => chatOfMessages({ model: 'm', messages: [], output_config: { effort } }, 'max_tokens'));
+    expect(thrown?.code).toBe('invalid_request_body');
+    expect(thrown?.param).toBe('/output_config/effort');
+  });
+
+  it('asks for the answer in the schema output_config.format names, held to it (strict), and a tool\'s input held to its schema', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const chat = chatOfMessages({
+      model: 'm', messages: [{ role: 'user', content: 'hi' }], output_config: { format: { type: 'json_schema', schema } },
+      tools: [{ name: 'f', input_schema: schema, strict: true }, { name: 'g', input_schema: schema }],
+    }, 'max_tokens');
+    expect(chat.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema, strict: true } });
+    expect((chat.tools as Json[]).map((tool) => tool.function.strict)).toEqual([true, undefined]);
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [], output_config: { format: { type: 'text' } } }, 'max_tokens'))?.param).toBe('/output_config/format/type');
+  });
+
+  it('keeps a system message where it stands, until the user turn it was for has passed (clear_at)', () => {
+    const turns = (clearAt?: string): Json[] => [
+      { role: 'user', content: 'one' },
+      { role: 'system', content: [{ type: 'text', text: 'Now be terse.' }], ...(clearAt === undefined ? {} : { clear_at: clearAt }) },
+      { role: 'user', content: 'two' },
+    ];
+    const messagesOf = (body: Json[]) => chatOfMessages({ model: 'm', messages: body }, 'max_tokens').messages;
+    expect(messagesOf(turns())).toEqual([{ role: 'user', content: 'one' }, { role: 'system', content: 'Now be terse.' }, { role: 'user', content: 'two' }]);
+    expect(messagesOf(turns('never'))).toEqual(messagesOf(turns()));
+    expect(messagesOf(turns('next_user_message'))).toEqual([{ role: 'user', content: 'one' }, { role: 'user', content: 'two' }]);
+    expect(messagesOf(turns('next_user_message').slice(0, 2))).toEqual([{ role: 'user', content: 'one' }, { role: 'system', content: 'Now be terse.' }]);
+    expect(thrownBy(() => messagesOf([{ role: 'system', content: 'x', output_config: { effort: 'low' } }]))?.param).toBe('/messages/0/output_config');
+  });
+
+  it('refuses a tool call of an earlier turn that Claude\'s code execution or an MCP toolset made', () => {
+    const turn = (extra: Json) => ({ model: 'm', messages: [{ role: 'assistant', content: [{ ...TOOL_TURN.content[0], ...extra }] }] });
+    expect(thrownBy(() => chatOfMessages(turn({ caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' } }), 'max_tokens'))?.param).toBe('/messages/0/content/0/caller');
+    expect(thrownBy(() => chatOfMessages(turn({ toolset_name: 'github' }), 'max_tokens'))?.param).toBe('/messages/0/content/0/toolset_name');
+  });
 });
 
 /** A chat completion: some text and tool calls, a finish reason, the counts. */

@@ -1,11 +1,12 @@
 // The messages API's create call as a chat completion, for a target that does not answer it as itself
 // (every provider but Claude's hosts): so a messages client (the Anthropic SDK, a coding agent) can
 // use any model, and a fallback from a Claude target to another serves one body.
-// Every member of the body is read or refused, never dropped unseen: what only Claude has (server
-// tools, documents, containers, MCP servers, context management) is refused naming it; what is
-// Claude's own and means nothing to another model (signed thinking blocks of earlier turns, cache
-// breakpoints, citations, `service_tier`) is left out, as the chat translations leave the chat's
-// hints (docs/providers.md). The answer comes back through chat-as-messages.ts.
+// Every member of the body, of its blocks and of its tools is read or refused, never dropped unseen:
+// what only Claude has (server tools, documents, containers, MCP servers, context management, a data
+// residency) is refused naming it; what is Claude's own and means nothing to another model (signed
+// thinking blocks of earlier turns, its prompt cache's breakpoints and diagnostics, citations, its
+// serving tier and speed) is left out, as the chat translations leave the chat's hints
+// (docs/providers.md). The answer comes back through chat-as-messages.ts.
 import { GatewayError } from '../../core/errors.ts';
 import { THINKING_BUDGETS, type ReasoningEffort } from './asked-thinking.ts';
 
@@ -15,9 +16,27 @@ type Json = Record<string, unknown>;
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
 
 /** Members of the create call's body this translation reads. */
-const READ = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking']);
-/** Claude's own hints, which leave another model's answer as it is. */
-const LEFT_OUT = new Set(['service_tier']);
+const READ = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'output_config']);
+/** Claude's own hints (its serving, its prompt cache), which leave another model's answer as it is. */
+const LEFT_OUT = new Set(['service_tier', 'speed', 'cache_control', 'diagnostics']);
+/** Members of each part this translation reads, and Claude's hints on it it leaves out. */
+type Members = { read: ReadonlySet<string>; leftOut: ReadonlySet<string> };
+const NONE: ReadonlySet<string> = new Set();
+const TEXT_BLOCK = { read: new Set(['type', 'text']), leftOut: new Set(['cache_control', 'citations']) };
+const IMAGE_BLOCK = { read: new Set(['type', 'source']), leftOut: new Set(['cache_control']) };
+const TOOL_RESULT = { read: new Set(['type', 'tool_use_id', 'content']), leftOut: new Set(['cache_control', 'is_error']) };
+const TOOL_USE = { read: new Set(['type', 'id', 'name', 'input', 'caller', 'toolset_name']), leftOut: new Set(['cache_control']) };
+const TOOL = { read: new Set(['type', 'name', 'description', 'input_schema', 'strict']), leftOut: new Set(['cache_control', 'eager_input_streaming']) };
+const TOOL_CHOICE = { read: new Set(['type', 'name', 'disable_parallel_tool_use']), leftOut: NONE };
+const THINKING = { read: new Set(['type', 'budget_tokens']), leftOut: new Set(['display']) };
+const OUTPUT_CONFIG = { read: new Set(['effort', 'format']), leftOut: NONE };
+const SYSTEM_MESSAGE = { read: new Set(['role', 'content', 'clear_at']), leftOut: NONE };
+const BASE64_SOURCE = { read: new Set(['type', 'media_type', 'data']), leftOut: NONE };
+const URL_SOURCE = { read: new Set(['type', 'url']), leftOut: NONE };
+const OUTPUT_FORMAT = { read: new Set(['type', 'schema']), leftOut: NONE };
+
+/** The messages API's efforts as the chat API's: it has no `max`, and its most is `xhigh`. */
+const CHAT_EFFORTS: ReadonlyMap<unknown, ReasoningEffort> = new Map([['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'xhigh'], ['max', 'xhigh']]);
 
 function refused(member: string, pointer: string, why: string): GatewayError {
   return new GatewayError('unsupported_parameter', `The messages API's "${member}" ${why}: a chat completion has no such thing, and the gateway does not map it.`, pointer);
@@ -25,6 +44,20 @@ function refused(member: string, pointer: string, why: string): GatewayError {
 
 function invalid(pointer: string, what: string): GatewayError {
   return new GatewayError('invalid_request_body', `Invalid request body: ${pointer.slice(1).replaceAll('/', '.')} ${what}.`, pointer);
+}
+
+/**
+ * Refuses a member of `value` (at `pointer`) that this translation neither reads nor leaves out,
+ * naming it: the messages API gains members, and one dropped unseen would leave the model answering
+ * without what the client asked of it.
+ */
+function onlyKnown(value: Json, pointer: string, members: Members): Json {
+  for (const member of Object.keys(value)) {
+    if (members.read.has(member) || members.leftOut.has(member) || value[member] === undefined) continue;
+    const at = `${pointer}/${member}`;
+    throw refused(at.slice(1).replaceAll('/', '.'), at, 'is Claude\'s own');
+  }
+  return value;
 }
 
 function objectAt(value: unknown, pointer: string): Json {
@@ -40,15 +73,14 @@ function stringAt(value: unknown, pointer: string): string {
 /** The chat completion body of a messages create call's `body` (override_params applied). */
 export function chatOfMessages(body: Json | null | undefined, maxTokensField: MaxTokensField): Json {
   if (body === null || body === undefined) throw new GatewayError('invalid_request_body', 'Invalid request body: the messages API takes a JSON object.');
-  for (const member of Object.keys(body)) {
-    if (!READ.has(member) && !LEFT_OUT.has(member) && body[member] !== undefined) throw refused(member, `/${member}`, 'is Claude\'s own');
-  }
+  onlyKnown(body, '', { read: READ, leftOut: LEFT_OUT });
   const chat: Json = { model: stringAt(body.model, '/model') };
   const messages: Json[] = [];
-  const system = systemText(body.system);
+  const system = systemText(body.system, '/system');
   if (system !== null) messages.push({ role: 'system', content: system });
   if (!Array.isArray(body.messages)) throw invalid('/messages', 'must be a list');
-  body.messages.forEach((message, i) => messages.push(...chatMessagesOf(objectAt(message, `/messages/${i}`), i)));
+  const turns = body.messages.map((message, i) => objectAt(message, `/messages/${i}`));
+  turns.forEach((message, i) => messages.push(...chatMessagesOf(message, i, turns)));
   chat.messages = messages;
   if (body.max_tokens !== undefined) chat[maxTokensField] = body.max_tokens;
   if (body.stop_sequences !== undefined) chat.stop = body.stop_sequences;
@@ -61,35 +93,57 @@ export function chatOfMessages(body: Json | null | undefined, maxTokensField: Ma
     for (const key of Object.keys(metadata)) if (key !== 'user_id') throw refused(`metadata.${key}`, `/metadata/${key}`, 'is not among the metadata the messages API takes (user_id)');
     if (metadata.user_id !== undefined && metadata.user_id !== null) chat.user = stringAt(metadata.user_id, '/metadata/user_id');
   }
-  const effort = effortOf(body.thinking);
+  const output = body.output_config === undefined || body.output_config === null ? {} : onlyKnown(objectAt(body.output_config, '/output_config'), '/output_config', OUTPUT_CONFIG);
+  // Claude's effort names the level itself; a thinking budget only bounds the thinking, so the
+  // effort, when both are sent, is what the chat's one level says.
+  const effort = effortNamed(output.effort) ?? effortOf(body.thinking);
   if (effort !== undefined) chat.reasoning_effort = effort;
+  if (output.format !== undefined && output.format !== null) chat.response_format = responseFormatOf(objectAt(output.format, '/output_config/format'));
   if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalid('/stream', 'must be a boolean');
   if (body.stream === true) chat.stream = true;
   return chat;
 }
 
-/** `system`: a string, or text blocks (joined by a blank line); null when there is none. */
-function systemText(system: unknown): string | null {
+/** System text (`system`, or a system message's content): a string, or text blocks (joined by a blank line); null when there is none. */
+function systemText(system: unknown, at: string): string | null {
   if (system === undefined || system === null) return null;
   if (typeof system === 'string') return system;
-  if (!Array.isArray(system)) throw invalid('/system', 'must be a string or a list of text blocks');
-  return system.map((block, i) => {
-    const text = objectAt(block, `/system/${i}`);
-    if (text.type !== 'text') throw refused(`system.${i}.type`, `/system/${i}/type`, 'is not a text block');
-    return stringAt(text.text, `/system/${i}/text`);
-  }).join('\n\n');
+  if (!Array.isArray(system)) throw invalid(at, 'must be a string or a list of text blocks');
+  return system.map((block, i) => textOf(objectAt(block, `${at}/${i}`), `${at}/${i}`)).join('\n\n');
 }
 
-/** A turn as chat messages: an assistant turn as one message (its tool_use blocks as tool calls), a user turn's tool results as tool messages first, then its other blocks as one user message. */
-function chatMessagesOf(message: Json, i: number): Json[] {
+/** A text block's text; any other block is refused, naming its type. */
+function textOf(block: Json, at: string): string {
+  if (block.type !== 'text') throw refused(`${at.slice(1).replaceAll('/', '.')}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) where the gateway maps text only`);
+  onlyKnown(block, at, TEXT_BLOCK);
+  return stringAt(block.text, `${at}/text`);
+}
+
+/**
+ * A turn as chat messages: an assistant turn as one message (its tool_use blocks as tool calls), a
+ * user turn's tool results as tool messages first, then its other blocks as one user message; a
+ * system message (the beta API's) as a system message where it stands, or as none once the user turn
+ * it was for has passed (`clear_at: "next_user_message"`).
+ */
+function chatMessagesOf(message: Json, i: number, turns: readonly Json[]): Json[] {
   const role = message.role;
-  if (role !== 'user' && role !== 'assistant') throw invalid(`/messages/${i}/role`, 'must be "user" or "assistant"');
+  if (role === 'system') return systemMessageOf(message, i, turns);
+  if (role !== 'user' && role !== 'assistant') throw invalid(`/messages/${i}/role`, 'must be "user", "assistant" or "system"');
   for (const member of Object.keys(message)) if (member !== 'role' && member !== 'content') throw refused(`messages.${i}.${member}`, `/messages/${i}/${member}`, 'is not part of a message');
   const content = message.content;
   if (typeof content === 'string') return [{ role, content }];
   if (!Array.isArray(content)) throw invalid(`/messages/${i}/content`, 'must be a string or a list of blocks');
   const blocks = content.map((block, j) => objectAt(block, `/messages/${i}/content/${j}`));
   return role === 'assistant' ? [assistantOf(blocks, i)] : userOf(blocks, i);
+}
+
+function systemMessageOf(message: Json, i: number, turns: readonly Json[]): Json[] {
+  onlyKnown(message, `/messages/${i}`, SYSTEM_MESSAGE);
+  const clearAt = message.clear_at;
+  if (clearAt !== undefined && clearAt !== null && clearAt !== 'never' && clearAt !== 'next_user_message') throw invalid(`/messages/${i}/clear_at`, 'must be "never" or "next_user_message"');
+  if (clearAt === 'next_user_message' && turns.slice(i + 1).some((turn) => turn.role === 'user')) return [];
+  const text = systemText(message.content, `/messages/${i}/content`);
+  return text === null ? [] : [{ role: 'system', content: text }];
 }
 
 function assistantOf(blocks: Json[], i: number): Json {
@@ -99,10 +153,10 @@ function assistantOf(blocks: Json[], i: number): Json {
     const at = `/messages/${i}/content/${j}`;
     switch (block.type) {
       case 'text':
-        texts.push(stringAt(block.text, `${at}/text`));
+        texts.push(textOf(block, at));
         return;
       case 'tool_use':
-        calls.push({ id: stringAt(block.id, `${at}/id`), type: 'function', function: { name: stringAt(block.name, `${at}/name`), arguments: JSON.stringify(block.input ?? {}) } });
+        calls.push(toolCallOf(block, at));
         return;
       // Claude's signed reasoning of an earlier turn: another model neither reads nor verifies it.
       case 'thinking': case 'redacted_thinking':
@@ -123,12 +177,14 @@ function userOf(blocks: Json[], i: number): Json[] {
     const at = `/messages/${i}/content/${j}`;
     switch (block.type) {
       case 'text':
-        parts.push({ type: 'text', text: stringAt(block.text, `${at}/text`) });
+        parts.push({ type: 'text', text: textOf(block, at) });
         return;
       case 'image':
+        onlyKnown(block, at, IMAGE_BLOCK);
         parts.push({ type: 'image_url', image_url: { url: imageUrlOf(objectAt(block.source, `${at}/source`), `${at}/source`) } });
         return;
       case 'tool_result':
+        onlyKnown(block, at, TOOL_RESULT);
         results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`) });
         return;
       default:
@@ -143,9 +199,21 @@ function userOf(blocks: Json[], i: number): Json[] {
   return results;
 }
 
+/**
+ * A tool call of an earlier assistant turn. Claude's answers name who made each call (`caller`), and
+ * a client sends its answer back as it came: a call the model made itself is one a chat has; one
+ * Claude's code execution made, or one of an MCP toolset, is refused.
+ */
+function toolCallOf(block: Json, at: string): Json {
+  onlyKnown(block, at, TOOL_USE);
+  if (block.caller !== undefined && block.caller !== null && objectAt(block.caller, `${at}/caller`).type !== 'direct') throw refused(`${at.slice(1).replaceAll('/', '.')}.caller`, `${at}/caller`, 'names a tool Claude runs itself');
+  if (block.toolset_name !== undefined && block.toolset_name !== null) throw refused(`${at.slice(1).replaceAll('/', '.')}.toolset_name`, `${at}/toolset_name`, 'names an MCP toolset, which Claude calls itself');
+  return { id: stringAt(block.id, `${at}/id`), type: 'function', function: { name: stringAt(block.name, `${at}/name`), arguments: JSON.stringify(block.input ?? {}) } };
+}
+
 function imageUrlOf(source: Json, at: string): string {
-  if (source.type === 'base64') return `data:${stringAt(source.media_type, `${at}/media_type`)};base64,${stringAt(source.data, `${at}/data`)}`;
-  if (source.type === 'url') return stringAt(source.url, `${at}/url`);
+  if (source.type === 'base64') return `data:${stringAt(onlyKnown(source, at, BASE64_SOURCE).media_type, `${at}/media_type`)};base64,${stringAt(source.data, `${at}/data`)}`;
+  if (source.type === 'url') return stringAt(onlyKnown(source, at, URL_SOURCE).url, `${at}/url`);
   throw refused('image source', `${at}/type`, `of type ${JSON.stringify(source.type)} (a file) is Claude's own`);
 }
 
@@ -157,7 +225,7 @@ function toolResultText(content: unknown, at: string): string {
   return content.map((block, k) => {
     const text = objectAt(block, `${at}/${k}`);
     if (text.type !== 'text') throw refused(`tool_result content ${JSON.stringify(text.type)}`, `${at}/${k}/type`, 'cannot be in a chat tool message, which holds text');
-    return stringAt(text.text, `${at}/${k}/text`);
+    return textOf(text, `${at}/${k}`);
   }).join('');
 }
 
@@ -165,14 +233,17 @@ function toolsOf(tools: unknown): Json[] {
   if (!Array.isArray(tools)) throw invalid('/tools', 'must be a list');
   return tools.map((value, i) => {
     const tool = objectAt(value, `/tools/${i}`);
-    if (tool.type !== undefined && tool.type !== 'custom') throw refused(`tools.${i}.type`, `/tools/${i}/type`, `is a tool (${JSON.stringify(tool.type)}) Claude runs itself`);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') throw refused(`tools.${i}.type`, `/tools/${i}/type`, `is a tool (${JSON.stringify(tool.type)}) Claude runs itself`);
+    onlyKnown(tool, `/tools/${i}`, TOOL);
     const fn: Json = { name: stringAt(tool.name, `/tools/${i}/name`), parameters: objectAt(tool.input_schema, `/tools/${i}/input_schema`) };
     if (tool.description !== undefined) fn.description = stringAt(tool.description, `/tools/${i}/description`);
+    if (tool.strict !== undefined) fn.strict = booleanAt(tool.strict, `/tools/${i}/strict`);
     return { type: 'function', function: fn };
   });
 }
 
 function toolChoiceOf(choice: Json): Json {
+  onlyKnown(choice, '/tool_choice', TOOL_CHOICE);
   const chat: Json = {};
   switch (choice.type) {
     case 'auto': chat.tool_choice = 'auto'; break;
@@ -193,9 +264,34 @@ function toolChoiceOf(choice: Json): Json {
 function effortOf(thinking: unknown): ReasoningEffort | undefined {
   if (thinking === undefined || thinking === null) return undefined;
   const asked = objectAt(thinking, '/thinking');
+  onlyKnown(asked, '/thinking', THINKING);
   if (asked.type === 'adaptive' || asked.type === 'disabled') return undefined;
   if (asked.type !== 'enabled' || typeof asked.budget_tokens !== 'number') throw invalid('/thinking', 'must be {"type": "enabled", "budget_tokens": <tokens>}, {"type": "adaptive"} or {"type": "disabled"}');
   const budget = asked.budget_tokens;
   const efforts: Array<Exclude<ReasoningEffort, 'none'>> = ['low', 'medium', 'high', 'xhigh'];
   return efforts.find((effort) => budget <= THINKING_BUDGETS[effort]) ?? 'xhigh';
+}
+
+/** `output_config.effort` as the chat's effort; undefined when not set. */
+function effortNamed(effort: unknown): ReasoningEffort | undefined {
+  if (effort === undefined || effort === null) return undefined;
+  const named = CHAT_EFFORTS.get(effort);
+  if (named === undefined) throw invalid('/output_config/effort', 'must be "low", "medium", "high", "xhigh" or "max"');
+  return named;
+}
+
+/**
+ * `output_config.format` as the chat's `response_format`: Claude's structured output holds its
+ * answer to the schema, and so does a strict `json_schema` format (each family's translation takes
+ * it as its own, or refuses it where it cannot hold the answer to it).
+ */
+function responseFormatOf(format: Json): Json {
+  onlyKnown(format, '/output_config/format', OUTPUT_FORMAT);
+  if (format.type !== 'json_schema') throw invalid('/output_config/format/type', 'must be "json_schema"');
+  return { type: 'json_schema', json_schema: { name: 'output', schema: objectAt(format.schema, '/output_config/format/schema'), strict: true } };
+}
+
+function booleanAt(value: unknown, pointer: string): boolean {
+  if (typeof value !== 'boolean') throw invalid(pointer, 'must be a boolean');
+  return value;
 }
