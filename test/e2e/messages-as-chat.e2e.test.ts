@@ -175,11 +175,12 @@ describe('the messages API answered as a chat completion', () => {
       model: 'claude-opus-4-6', max_tokens: 512, stream: true,
       system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
       thinking: { type: 'adaptive' }, output_config: { effort: 'max', format: { type: 'json_schema', schema } }, cache_control: { type: 'ephemeral' },
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
       metadata: { user_id: 'agent-session' },
       tools: [{ ...WEATHER_TOOL, strict: true, cache_control: { type: 'ephemeral' } }],
       messages: [
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: [{ type: 'text', text: 'Checking.', citations: null }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } }] },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'The tool knows.', signature: 'c2ln' }, { type: 'text', text: 'Checking.', citations: null }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C', is_error: false, cache_control: { type: 'ephemeral' } }] },
       ],
     };

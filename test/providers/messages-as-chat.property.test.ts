@@ -87,6 +87,8 @@ describe('a messages create call as a chat completion', () => {
     { at: '/thinking', known: ['type', 'budget_tokens', 'display'], body: (extra) => ({ thinking: { type: 'adaptive', ...extra } }) },
     { at: '/output_config', known: ['effort', 'format'], body: (extra) => ({ output_config: { effort: 'low', ...extra } }) },
     { at: '/output_config/format', known: ['type', 'schema'], body: (extra) => ({ output_config: { format: { type: 'json_schema', schema: { type: 'object' }, ...extra } } }) },
+    { at: '/context_management', known: ['edits'], body: (extra) => ({ context_management: { edits: [], ...extra } }) },
+    { at: '/context_management/edits/0', known: ['type', 'keep'], body: (extra) => ({ context_management: { edits: [{ type: 'clear_thinking_20251015', ...extra }] } }) },
   ];
 
   test.prop([fc.constantFrom(...PARTS), fc.stringMatching(/^[a-z_]{1,16}$/)])(
@@ -165,6 +167,25 @@ describe('a messages create call as a chat completion', () => {
     expect(messagesOf(turns('next_user_message'))).toEqual([{ role: 'user', content: 'one' }, { role: 'user', content: 'two' }]);
     expect(messagesOf(turns('next_user_message').slice(0, 2))).toEqual([{ role: 'user', content: 'one' }, { role: 'system', content: 'Now be terse.' }]);
     expect(thrownBy(() => messagesOf([{ role: 'system', content: 'x', output_config: { effort: 'low' } }]))?.param).toBe('/messages/0/output_config');
+  });
+
+  test.prop([fc.constantFrom<unknown>(undefined, 'all', { type: 'all' }, { type: 'thinking_turns', value: 1 }, { type: 'thinking_turns', value: 7 })])(
+    'takes the clearing of earlier turns\' thinking, whatever it keeps, without a change to the chat (it carries no earlier thinking)',
+    (keep) => {
+      const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'a' }] }, { role: 'user', content: 'again' }] };
+      const edits = [{ type: 'clear_thinking_20251015', ...(keep === undefined ? {} : { keep }) }];
+      expect(chatOfMessages({ ...body, context_management: { edits } }, 'max_tokens')).toEqual(chatOfMessages(body, 'max_tokens'));
+    },
+  );
+
+  it('refuses an edit of what the model sees that the gateway does not make, and a keep it has no meaning for', () => {
+    const withEdits = (edits: unknown) => ({ model: 'm', messages: [], context_management: { edits } });
+    const cleared = thrownBy(() => chatOfMessages(withEdits([{ type: 'clear_thinking_20251015' }, { type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 1000 } }]), 'max_tokens'));
+    expect(cleared).toMatchObject({ code: 'unsupported_parameter', param: '/context_management/edits/1/type' });
+    expect(thrownBy(() => chatOfMessages(withEdits([{ type: 'compact_20260112' }]), 'max_tokens'))?.param).toBe('/context_management/edits/0/type');
+    for (const keep of ['some', { type: 'thinking_turns', value: 0 }, { type: 'thinking_turns' }, null]) {
+      expect(thrownBy(() => chatOfMessages(withEdits([{ type: 'clear_thinking_20251015', keep }]), 'max_tokens')), JSON.stringify(keep)).toMatchObject({ code: 'invalid_request_body', param: '/context_management/edits/0/keep' });
+    }
   });
 
   it('refuses a tool call of an earlier turn that Claude\'s code execution or an MCP toolset made', () => {

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
 
 /** Members of the create call's body this translation reads. */
-const READ = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'output_config']);
+const READ = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'stream', 'temperature', 'top_p', 'tools', 'tool_choice', 'metadata', 'thinking', 'output_config', 'context_management']);
 /** Claude's own hints (its serving, its prompt cache), which leave another model's answer as it is. */
 const LEFT_OUT = new Set(['service_tier', 'speed', 'cache_control', 'diagnostics']);
 /** Members of each part this translation reads, and Claude's hints on it it leaves out. */
@@ -34,6 +34,8 @@ const SYSTEM_MESSAGE = { read: new Set(['role', 'content', 'clear_at']), leftOut
 const BASE64_SOURCE = { read: new Set(['type', 'media_type', 'data']), leftOut: NONE };
 const URL_SOURCE = { read: new Set(['type', 'url']), leftOut: NONE };
 const OUTPUT_FORMAT = { read: new Set(['type', 'schema']), leftOut: NONE };
+const CONTEXT_MANAGEMENT = { read: new Set(['edits']), leftOut: NONE };
+const CLEAR_THINKING = { read: new Set(['type', 'keep']), leftOut: NONE };
 
 /** The messages API's efforts as the chat API's: it has no `max`, and its most is `xhigh`. */
 const CHAT_EFFORTS: ReadonlyMap<unknown, ReasoningEffort> = new Map([['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'xhigh'], ['max', 'xhigh']]);
@@ -93,6 +95,7 @@ export function chatOfMessages(body: Json | null | undefined, maxTokensField: Ma
     for (const key of Object.keys(metadata)) if (key !== 'user_id') throw refused(`metadata.${key}`, `/metadata/${key}`, 'is not among the metadata the messages API takes (user_id)');
     if (metadata.user_id !== undefined && metadata.user_id !== null) chat.user = stringAt(metadata.user_id, '/metadata/user_id');
   }
+  if (body.context_management !== undefined && body.context_management !== null) readContextManagement(objectAt(body.context_management, '/context_management'));
   const output = body.output_config === undefined || body.output_config === null ? {} : onlyKnown(objectAt(body.output_config, '/output_config'), '/output_config', OUTPUT_CONFIG);
   // Claude's effort names the level itself; a thinking budget only bounds the thinking, so the
   // effort, when both are sent, is what the chat's one level says.
@@ -294,4 +297,26 @@ function responseFormatOf(format: Json): Json {
 function booleanAt(value: unknown, pointer: string): boolean {
   if (typeof value !== 'boolean') throw invalid(pointer, 'must be a boolean');
   return value;
+}
+
+/**
+ * The beta API's context editing. Clearing earlier turns' thinking (`clear_thinking_20251015`, which
+ * a coding agent sends on every turn) is read and holds whatever it keeps: the chat carries no
+ * thinking of earlier turns at all (no other model reads Claude's). Any other edit (clearing tool
+ * results past a token count, compaction) would change what the model sees: refused, naming it.
+ */
+function readContextManagement(config: Json): void {
+  onlyKnown(config, '/context_management', CONTEXT_MANAGEMENT);
+  if (config.edits === undefined || config.edits === null) return;
+  if (!Array.isArray(config.edits)) throw invalid('/context_management/edits', 'must be a list');
+  config.edits.forEach((value, i) => {
+    const at = `/context_management/edits/${i}`;
+    const edit = objectAt(value, at);
+    if (edit.type !== 'clear_thinking_20251015') throw refused(`context_management.edits.${i}.type`, `${at}/type`, `is an edit (${JSON.stringify(edit.type)}) of what the model sees, which the gateway does not make (it clears earlier turns' thinking only)`);
+    onlyKnown(edit, at, CLEAR_THINKING);
+    const keep = edit.keep;
+    const asked = typeof keep === 'object' && keep !== null ? keep as Json : {};
+    const kept = keep === undefined || keep === 'all' || asked.type === 'all' || (asked.type === 'thinking_turns' && Number.isInteger(asked.value) && (asked.value as number) >= 1);
+    if (!kept) throw invalid(`${at}/keep`, 'must be "all", {"type": "all"} or {"type": "thinking_turns", "value": <turns, at least 1>}');
+  });
 }
