@@ -188,6 +188,32 @@ describe('a messages create call as a chat completion', () => {
     }
   });
 
+  it('sends a tool result\'s images in the user message after the tool messages, first, as a chat tool message holds text only', () => {
+    const image = (data: string) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } });
+    const chat = chatOfMessages({
+      model: 'm',
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }, { type: 'tool_use', id: 't2', name: 'read', input: {} }] },
+        { role: 'user', content: [
+          { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'Read a.png' }, image('QQ==')] },
+          { type: 'tool_result', tool_use_id: 't2', content: [image('Qg==')] },
+          { type: 'text', text: 'What do they show?' },
+        ] },
+      ],
+    }, 'max_tokens');
+    expect((chat.messages as Json[]).slice(1)).toEqual([
+      { role: 'tool', tool_call_id: 't1', content: 'Read a.png' },
+      { role: 'tool', tool_call_id: 't2', content: '' },
+      { role: 'user', content: [
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,QQ==' } },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,Qg==' } },
+        { type: 'text', text: 'What do they show?' },
+      ] },
+    ]);
+    const document = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } };
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [document] }] }] }, 'max_tokens'))?.param).toBe('/messages/0/content/0/content/0/type');
+  });
+
   it('refuses a tool call of an earlier turn that Claude\'s code execution or an MCP toolset made', () => {
     const turn = (extra: Json) => ({ model: 'm', messages: [{ role: 'assistant', content: [{ ...TOOL_TURN.content[0], ...extra }] }] });
     expect(thrownBy(() => chatOfMessages(turn({ caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' } }), 'max_tokens'))?.param).toBe('/messages/0/content/0/caller');

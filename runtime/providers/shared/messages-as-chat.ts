@@ -175,6 +175,9 @@ function assistantOf(blocks: Json[], i: number): Json {
 
 function userOf(blocks: Json[], i: number): Json[] {
   const results: Json[] = [];
+  // A chat tool message holds text only: a tool result's images (a screenshot a coding agent's
+  // tool read) go to the user message that follows the tool messages, first, in their order.
+  const resultImages: Json[] = [];
   const parts: Json[] = [];
   blocks.forEach((block, j) => {
     const at = `/messages/${i}/content/${j}`;
@@ -183,12 +186,11 @@ function userOf(blocks: Json[], i: number): Json[] {
         parts.push({ type: 'text', text: textOf(block, at) });
         return;
       case 'image':
-        onlyKnown(block, at, IMAGE_BLOCK);
-        parts.push({ type: 'image_url', image_url: { url: imageUrlOf(objectAt(block.source, `${at}/source`), `${at}/source`) } });
+        parts.push(imagePartOf(block, at));
         return;
       case 'tool_result':
         onlyKnown(block, at, TOOL_RESULT);
-        results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`) });
+        results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`, resultImages) });
         return;
       default:
         throw refused(`messages.${i}.content.${j}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image and tool_result are)`);
@@ -197,9 +199,15 @@ function userOf(blocks: Json[], i: number): Json[] {
   // The chat API wants a tool call's result right after the call: a turn's results come before its
   // words. One text block is the message's text; several stay apart, as parts (a coding agent sends
   // its reminders and the prompt as blocks of one turn).
+  parts.unshift(...resultImages);
   if (parts.length === 1 && parts[0]!.type === 'text') results.push({ role: 'user', content: parts[0]!.text });
   else if (parts.length > 0) results.push({ role: 'user', content: parts });
   return results;
+}
+
+function imagePartOf(block: Json, at: string): Json {
+  onlyKnown(block, at, IMAGE_BLOCK);
+  return { type: 'image_url', image_url: { url: imageUrlOf(objectAt(block.source, `${at}/source`), `${at}/source`) } };
 }
 
 /**
@@ -220,16 +228,19 @@ function imageUrlOf(source: Json, at: string): string {
   throw refused('image source', `${at}/type`, `of type ${JSON.stringify(source.type)} (a file) is Claude's own`);
 }
 
-/** A tool result's content as the tool message's text: a string, or text blocks joined. */
-function toolResultText(content: unknown, at: string): string {
+/** A tool result's content as the tool message's text (a string, or text blocks joined), its images put in `images`. */
+function toolResultText(content: unknown, at: string, images: Json[]): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw invalid(at, 'must be a string or a list of blocks');
-  return content.map((block, k) => {
-    const text = objectAt(block, `${at}/${k}`);
-    if (text.type !== 'text') throw refused(`tool_result content ${JSON.stringify(text.type)}`, `${at}/${k}/type`, 'cannot be in a chat tool message, which holds text');
-    return textOf(text, `${at}/${k}`);
-  }).join('');
+  let text = '';
+  content.forEach((value, k) => {
+    const block = objectAt(value, `${at}/${k}`);
+    if (block.type === 'image') images.push(imagePartOf(block, `${at}/${k}`));
+    else if (block.type === 'text') text += textOf(block, `${at}/${k}`);
+    else throw refused(`tool_result content ${JSON.stringify(block.type)}`, `${at}/${k}/type`, 'is a block a chat holds no equivalent of (a tool result\'s text and images are mapped)');
+  });
+  return text;
 }
 
 function toolsOf(tools: unknown): Json[] {
