@@ -199,7 +199,8 @@ export class ChatAsMessagesStream implements StreamMapper {
   #finish(): string {
     this.#done = true;
     const out = this.#start({}) + this.#closeBlock();
-    // Without the provider's usage the counts are unknown, and left out (the request log estimates them).
+    // Without the provider's usage the counts are unknown: the input's left out, the output's 0 (the
+    // API requires it here), and the request log estimates both.
     return out + sse('message_delta', { delta: { stop_reason: this.#stop, stop_sequence: null }, usage: this.#usage === null ? { output_tokens: 0 } : messagesCountsOf(this.#usage) }) + sse('message_stop', {});
   }
 
