@@ -74,6 +74,17 @@ it('Gemini refuses a strict tool before anything is sent', async () => {
   expect(generations()).toBe(before);
 });
 
+it('Gemini takes a tool\'s JSON Schema as the client wrote it ($schema, additionalProperties, const: what MCP and zod tools carry), which its OpenAPI-subset field refuses', async () => {
+  const parameters = {
+    $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false,
+    properties: { path: { type: 'string' }, mode: { const: 'read' }, limit: { type: 'integer', exclusiveMinimum: 0 } }, required: ['path'],
+  };
+  const answer = await client('gemini').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'read notes.txt' }], tools: [{ type: 'function', function: { name: 'read_file', description: 'Reads a file', parameters } }] });
+  expect(answer.choices[0]!.message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'read_file' } });
+  const sent = families.cloudb.requests.filter((r) => r.path.includes(':generateContent')).at(-1)!.json as Record<string, any>;
+  expect(sent.tools).toEqual([{ functionDeclarations: [{ name: 'read_file', description: 'Reads a file', parametersJsonSchema: parameters }] }]);
+});
+
 it('the emulated Responses API\'s text.format json_schema reaches Claude as its answer format: output_text is JSON the schema accepts', async () => {
   const created = await client('claude').responses.create({ model: 'claude-sonnet-4-6', input: 'Linus is 55', text: { format: { type: 'json_schema', name: 'person', schema: PERSON, strict: true } } });
   expect(created.status).toBe('completed');

@@ -30,7 +30,7 @@ export interface GenerateContentRequest {
   contents: GenerateContentTurn[];
   systemInstruction?: { parts: { text: string }[] };
   generationConfig?: Record<string, unknown>;
-  tools?: { functionDeclarations: { name: string; description?: string; parameters?: Record<string, unknown> }[] }[];
+  tools?: { functionDeclarations: { name: string; description?: string; parametersJsonSchema?: Record<string, unknown> }[] }[];
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
 }
 
@@ -70,7 +70,10 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string, ke
       functionDeclarations: chat.tools.map((tool) => ({
         name: tool.function.name,
         ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
-        ...(tool.function.parameters !== undefined ? { parameters: tool.function.parameters } : {}),
+        // As JSON Schema, the chat API's own dialect: the older `parameters` takes a subset of
+        // OpenAPI 3.0 and refuses what client tools carry (`$schema`, `additionalProperties`,
+        // `const`, `exclusiveMinimum`, `$defs`: the service's "Unknown name … Cannot find field").
+        ...(tool.function.parameters !== undefined ? { parametersJsonSchema: tool.function.parameters } : {}),
       })),
     }];
   }

@@ -68,6 +68,48 @@ function thoughtTokensOf(config: Json | undefined): number | undefined {
   return typeof config.thinkingBudget === 'number' && config.thinkingBudget > 0 ? Math.floor(config.thinkingBudget / 64) : 0;
 }
 
+/**
+ * The fields of the service's Schema (a subset of OpenAPI 3.0) that a function declaration's
+ * `parameters` takes; any other is the proto parser's "Unknown name" (JSON Schema's `$schema`,
+ * `additionalProperties`, `const`, `exclusiveMinimum`, `$defs`, … as client tools carry them).
+ * `parametersJsonSchema` takes a JSON Schema as it is.
+ */
+const OPENAPI_SCHEMA_FIELDS = new Set(['type', 'format', 'title', 'description', 'nullable', 'default', 'items', 'minItems', 'maxItems', 'enum', 'properties', 'propertyOrdering', 'required', 'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'minimum', 'maximum', 'ref', 'defs']);
+
+function unknownSchemaField(schema: Json, at: string): string | null {
+  for (const key of Object.keys(schema)) if (!OPENAPI_SCHEMA_FIELDS.has(key)) return `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`;
+  const nested: Array<[unknown, string]> = [
+    ...Object.entries(typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}).map(([, value], i): [unknown, string] => [value, `${at}.properties[${i}].value`]),
+    [schema.items, `${at}.items`],
+    ...(Array.isArray(schema.anyOf) ? schema.anyOf.map((value: unknown, i: number): [unknown, string] => [value, `${at}.any_of[${i}]`]) : []),
+  ];
+  for (const [value, where] of nested) {
+    if (typeof value !== 'object' || value === null) continue;
+    const problem = unknownSchemaField(value as Json, where);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/** The service's checks of the declared functions: one schema each, of type object, in the field that takes its dialect. */
+function functionDeclarationsRefusal(tools: unknown): string | null {
+  if (!Array.isArray(tools)) return null;
+  for (const [t, tool] of (tools as Json[]).entries()) {
+    for (const [f, declaration] of ((tool?.functionDeclarations ?? []) as Json[]).entries()) {
+      const at = `tools[${t}].function_declarations[${f}]`;
+      if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) return `Unable to submit request because \`${declaration.name}\` functionDeclaration can only have one of parameters and parameters_json_schema set.`;
+      const schema = declaration.parameters ?? declaration.parametersJsonSchema;
+      if (schema === undefined) continue;
+      if (typeof schema !== 'object' || schema === null || String(schema.type).toLowerCase() !== 'object') return `Unable to submit request because \`${declaration.name}\` functionDeclaration parameters schema should be of type OBJECT.`;
+      if (declaration.parameters !== undefined) {
+        const problem = unknownSchemaField(declaration.parameters, `${at}.parameters`);
+        if (problem !== null) return problem;
+      }
+    }
+  }
+  return null;
+}
+
 /** The service's own checks; answers 400 and returns null on a bad body. */
 async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const body = jsonObject(ctx);
@@ -79,6 +121,8 @@ async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const thinking = thinkingConfigRefusal((body.generationConfig as Json | undefined)?.thinkingConfig, model);
   if (thinking !== null) return bad(thinking);
   if (!Array.isArray(body.contents) || body.contents.length === 0) return bad('Unable to submit request because it must have at least one contents field.');
+  const declarations = functionDeclarationsRefusal(body.tools);
+  if (declarations !== null) return bad(declarations);
   let previous: Json | null = null;
   for (const [i, turn] of (body.contents as Json[]).entries()) {
     if (turn.role !== 'user' && turn.role !== 'model') return bad(`Please use a valid role: user, model. (contents[${i}])`);
