@@ -40,12 +40,22 @@ const CLEAR_THINKING = { read: new Set(['type', 'keep']), leftOut: NONE };
 /** The messages API's efforts as the chat API's: it has no `max`, and its most is `xhigh`. */
 const CHAT_EFFORTS: ReadonlyMap<unknown, ReasoningEffort> = new Map([['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'xhigh'], ['max', 'xhigh']]);
 
+/** A JSON pointer as the member's dotted name (`/tools/0/strict` → `tools.0.strict`). */
+function dotted(pointer: string): string {
+  return pointer.slice(1).replaceAll('/', '.');
+}
+
 function refused(member: string, pointer: string, why: string): GatewayError {
   return new GatewayError('unsupported_parameter', `The messages API's "${member}" ${why}: a chat completion has no such thing, and the gateway does not map it.`, pointer);
 }
 
+/** `refused`, naming the member by its pointer. */
+function refusedAt(pointer: string, why: string): GatewayError {
+  return refused(dotted(pointer), pointer, why);
+}
+
 function invalid(pointer: string, what: string): GatewayError {
-  return new GatewayError('invalid_request_body', `Invalid request body: ${pointer.slice(1).replaceAll('/', '.')} ${what}.`, pointer);
+  return new GatewayError('invalid_request_body', `Invalid request body: ${dotted(pointer)} ${what}.`, pointer);
 }
 
 /**
@@ -56,8 +66,7 @@ function invalid(pointer: string, what: string): GatewayError {
 function onlyKnown(value: Json, pointer: string, members: Members): Json {
   for (const member of Object.keys(value)) {
     if (members.read.has(member) || members.leftOut.has(member) || value[member] === undefined) continue;
-    const at = `${pointer}/${member}`;
-    throw refused(at.slice(1).replaceAll('/', '.'), at, 'is Claude\'s own');
+    throw refusedAt(`${pointer}/${member}`, 'is Claude\'s own');
   }
   return value;
 }
@@ -92,7 +101,7 @@ export function chatOfMessages(body: Json | null | undefined, maxTokensField: Ma
   if (body.tool_choice !== undefined) Object.assign(chat, toolChoiceOf(objectAt(body.tool_choice, '/tool_choice')));
   if (body.metadata !== undefined && body.metadata !== null) {
     const metadata = objectAt(body.metadata, '/metadata');
-    for (const key of Object.keys(metadata)) if (key !== 'user_id') throw refused(`metadata.${key}`, `/metadata/${key}`, 'is not among the metadata the messages API takes (user_id)');
+    for (const key of Object.keys(metadata)) if (key !== 'user_id') throw refusedAt(`/metadata/${key}`, 'is not among the metadata the messages API takes (user_id)');
     if (metadata.user_id !== undefined && metadata.user_id !== null) chat.user = stringAt(metadata.user_id, '/metadata/user_id');
   }
   if (body.context_management !== undefined && body.context_management !== null) readContextManagement(objectAt(body.context_management, '/context_management'));
@@ -117,7 +126,7 @@ function systemText(system: unknown, at: string): string | null {
 
 /** A text block's text; any other block is refused, naming its type. */
 function textOf(block: Json, at: string): string {
-  if (block.type !== 'text') throw refused(`${at.slice(1).replaceAll('/', '.')}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) where the gateway maps text only`);
+  if (block.type !== 'text') throw refusedAt(`${at}/type`, `is a block (${JSON.stringify(block.type)}) where the gateway maps text only`);
   onlyKnown(block, at, TEXT_BLOCK);
   return stringAt(block.text, `${at}/text`);
 }
@@ -132,7 +141,7 @@ function chatMessagesOf(message: Json, i: number, turns: readonly Json[]): Json[
   const role = message.role;
   if (role === 'system') return systemMessageOf(message, i, turns);
   if (role !== 'user' && role !== 'assistant') throw invalid(`/messages/${i}/role`, 'must be "user", "assistant" or "system"');
-  for (const member of Object.keys(message)) if (member !== 'role' && member !== 'content') throw refused(`messages.${i}.${member}`, `/messages/${i}/${member}`, 'is not part of a message');
+  for (const member of Object.keys(message)) if (member !== 'role' && member !== 'content') throw refusedAt(`/messages/${i}/${member}`, 'is not part of a message');
   const content = message.content;
   if (typeof content === 'string') return [{ role, content }];
   if (!Array.isArray(content)) throw invalid(`/messages/${i}/content`, 'must be a string or a list of blocks');
@@ -165,7 +174,7 @@ function assistantOf(blocks: Json[], i: number): Json {
       case 'thinking': case 'redacted_thinking':
         return;
       default:
-        throw refused(`messages.${i}.content.${j}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) only Claude answers`);
+        throw refusedAt(`${at}/type`, `is a block (${JSON.stringify(block.type)}) only Claude answers`);
     }
   });
   const message: Json = { role: 'assistant', content: texts.length === 0 ? null : texts.join('') };
@@ -193,7 +202,7 @@ function userOf(blocks: Json[], i: number): Json[] {
         results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`, resultImages) });
         return;
       default:
-        throw refused(`messages.${i}.content.${j}.type`, `${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image and tool_result are)`);
+        throw refusedAt(`${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image and tool_result are)`);
     }
   });
   // The chat API wants a tool call's result right after the call: a turn's results come before its
@@ -217,8 +226,8 @@ function imagePartOf(block: Json, at: string): Json {
  */
 function toolCallOf(block: Json, at: string): Json {
   onlyKnown(block, at, TOOL_USE);
-  if (block.caller !== undefined && block.caller !== null && objectAt(block.caller, `${at}/caller`).type !== 'direct') throw refused(`${at.slice(1).replaceAll('/', '.')}.caller`, `${at}/caller`, 'names a tool Claude runs itself');
-  if (block.toolset_name !== undefined && block.toolset_name !== null) throw refused(`${at.slice(1).replaceAll('/', '.')}.toolset_name`, `${at}/toolset_name`, 'names an MCP toolset, which Claude calls itself');
+  if (block.caller !== undefined && block.caller !== null && objectAt(block.caller, `${at}/caller`).type !== 'direct') throw refusedAt(`${at}/caller`, 'names a tool Claude runs itself');
+  if (block.toolset_name !== undefined && block.toolset_name !== null) throw refusedAt(`${at}/toolset_name`, 'names an MCP toolset, which Claude calls itself');
   return { id: stringAt(block.id, `${at}/id`), type: 'function', function: { name: stringAt(block.name, `${at}/name`), arguments: JSON.stringify(block.input ?? {}) } };
 }
 
@@ -238,7 +247,7 @@ function toolResultText(content: unknown, at: string, images: Json[]): string {
     const block = objectAt(value, `${at}/${k}`);
     if (block.type === 'image') images.push(imagePartOf(block, `${at}/${k}`));
     else if (block.type === 'text') text += textOf(block, `${at}/${k}`);
-    else throw refused(`tool_result content ${JSON.stringify(block.type)}`, `${at}/${k}/type`, 'is a block a chat holds no equivalent of (a tool result\'s text and images are mapped)');
+    else throw refusedAt(`${at}/${k}/type`, `is a block (${JSON.stringify(block.type)}) a chat holds no equivalent of in a tool result (its text and images are mapped)`);
   });
   return text;
 }
@@ -247,7 +256,7 @@ function toolsOf(tools: unknown): Json[] {
   if (!Array.isArray(tools)) throw invalid('/tools', 'must be a list');
   return tools.map((value, i) => {
     const tool = objectAt(value, `/tools/${i}`);
-    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') throw refused(`tools.${i}.type`, `/tools/${i}/type`, `is a tool (${JSON.stringify(tool.type)}) Claude runs itself`);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') throw refusedAt(`/tools/${i}/type`, `is a tool (${JSON.stringify(tool.type)}) Claude runs itself`);
     onlyKnown(tool, `/tools/${i}`, TOOL);
     const fn: Json = { name: stringAt(tool.name, `/tools/${i}/name`), parameters: objectAt(tool.input_schema, `/tools/${i}/input_schema`) };
     if (tool.description !== undefined) fn.description = stringAt(tool.description, `/tools/${i}/description`);
@@ -323,7 +332,7 @@ function readContextManagement(config: Json): void {
   config.edits.forEach((value, i) => {
     const at = `/context_management/edits/${i}`;
     const edit = objectAt(value, at);
-    if (edit.type !== 'clear_thinking_20251015') throw refused(`context_management.edits.${i}.type`, `${at}/type`, `is an edit (${JSON.stringify(edit.type)}) of what the model sees, which the gateway does not make (it clears earlier turns' thinking only)`);
+    if (edit.type !== 'clear_thinking_20251015') throw refusedAt(`${at}/type`, `is an edit (${JSON.stringify(edit.type)}) of what the model sees, which the gateway does not make (it clears earlier turns' thinking only)`);
     onlyKnown(edit, at, CLEAR_THINKING);
     const keep = edit.keep;
     const asked = typeof keep === 'object' && keep !== null ? keep as Json : {};
