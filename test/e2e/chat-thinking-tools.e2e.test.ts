@@ -168,3 +168,29 @@ describe('extended thinking with tools through the chat translation', () => {
     expect(refused?.message).toContain('must start with a thinking block');
   });
 });
+
+describe.each(['claude', 'cloudc-claude'] as const)('a conversation whose tool calls another provider made (%s)', (config) => {
+  it('reaches Claude with ids it takes, the call and its result still a pair', async () => {
+    // Kimi's ids, in an alphabet Claude's hosts refuse: a fallback or a change of model sends them on.
+    const calls = [
+      { id: 'functions.lookup:0', type: 'function' as const, function: { name: 'lookup', arguments: '{}' } },
+      { id: 'functions.lookup:1', type: 'function' as const, function: { name: 'lookup', arguments: '{}' } },
+    ];
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'look up the moon' },
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'tool', tool_call_id: 'functions.lookup:1', content: 'waxing' },
+      { role: 'tool', tool_call_id: 'functions.lookup:0', content: 'full' },
+    ];
+    const model = config === 'claude' ? 'claude-sonnet-4-0' : 'us.anthropic.claude-sonnet-4-0';
+    const answer = await client(config).chat.completions.create({ model, messages, tools: TOOLS });
+    expect(answer.choices[0]!.message.content).toContain('tool said');
+    const mock = config === 'claude' ? families.messages : families.cloudc;
+    const sent = JSON.stringify(mock.requests.at(-1)!.json);
+    const ids = [...sent.matchAll(/"(?:id|tool_use_id|toolUseId)":"(functions[^"]*)"/g)].map((match) => match[1]!);
+    expect(ids).toHaveLength(4);
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    // Each result names its own call: the two calls differ, and the pairs hold.
+    expect(new Set(ids).size).toBe(2);
+  });
+});

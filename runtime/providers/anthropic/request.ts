@@ -12,6 +12,7 @@ import type { KeptThinking } from '../types.ts';
 import { withKeptMessagesThinking } from './kept-thinking.ts';
 import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/asked-thinking.ts';
 import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
+import { claudeToolCallId } from '../shared/tool-call-id.ts';
 
 export type MessagesBlock = (
   | { type: 'text'; text: string }
@@ -108,7 +109,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
     case 'assistant': {
       const content: MessagesBlock[] = [];
       textBlocks(message, content, provider, 'an assistant message');
-      for (const call of message.tool_calls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: argumentsObject(call) });
+      for (const call of message.tool_calls ?? []) content.push({ type: 'tool_use', id: claudeToolCallId(call.id), name: call.function.name, input: argumentsObject(call) });
       if (content.length === 0) return null;
       const own = cacheControlOf(message);
       if (own !== undefined) markLast(content, own, provider, 'an assistant message');
@@ -116,7 +117,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
     }
     case 'tool':
       // One block for the whole answer: a mark anywhere in it ends at the block.
-      return { role: 'user', content: [withMark({ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }, lastCacheControl(message))] };
+      return { role: 'user', content: [withMark({ type: 'tool_result', tool_use_id: claudeToolCallId(message.tool_call_id ?? ''), content: textOf(message.content) }, lastCacheControl(message))] };
     default:
       throw new GatewayError('unsupported_parameter', `Messages with role "${message.role}" cannot be sent to the messages API; use "tool".`, 'messages');
   }

@@ -13,6 +13,7 @@ import type { KeptThinking } from '../types.ts';
 import { withKeptConverseThinking } from './kept-thinking.ts';
 import { claudeThinkingOf, reasoningEffortOf } from '../shared/asked-thinking.ts';
 import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
+import { claudeToolCallId } from '../shared/tool-call-id.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {
@@ -131,7 +132,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
     case 'assistant': {
       const content: ConverseBlock[] = [];
       textBlocks(message, content, provider, 'an assistant message');
-      for (const call of message.tool_calls ?? []) content.push({ toolUse: { toolUseId: call.id, name: call.function.name, input: argumentsObject(call) } });
+      for (const call of message.tool_calls ?? []) content.push({ toolUse: { toolUseId: claudeToolCallId(call.id), name: call.function.name, input: argumentsObject(call) } });
       if (content.length === 0) return null;
       const own = cacheControlOf(message);
       if (own !== undefined) pointAfter(content, own, provider, 'an assistant message');
@@ -139,7 +140,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
     }
     case 'tool':
       // One block for the whole answer: a mark anywhere in it ends after the block.
-      return { role: 'user', content: withPoint([{ toolResult: { toolUseId: message.tool_call_id ?? '', content: [{ text: textOf(message.content) }] } }], lastCacheControl(message)) };
+      return { role: 'user', content: withPoint([{ toolResult: { toolUseId: claudeToolCallId(message.tool_call_id ?? ''), content: [{ text: textOf(message.content) }] } }], lastCacheControl(message)) };
     default:
       throw new GatewayError('unsupported_parameter', `Messages with role "${message.role}" cannot be sent to converse; use "tool".`, 'messages');
   }

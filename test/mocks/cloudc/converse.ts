@@ -21,6 +21,9 @@ import { instanceOf, structuredOutputRefusal } from '../http/structured-output.t
 
 type Json = Record<string, any>;
 
+/** The ids a toolUse block and the toolResult answering it may have (at most 64 characters). */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 408: 'ModelTimeoutException',
   424: 'ModelErrorException', 429: 'ThrottlingException', 500: 'InternalServerException', 503: 'ServiceUnavailableException',
@@ -78,8 +81,10 @@ export async function checkConverse(ctx: MockContext, body: Json | null, modelId
     if (i === 0 && message.role !== 'user') return bad('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
     if (previous !== null && previous.role === message.role) return bad('A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
     if (!Array.isArray(message.content) || message.content.length === 0) return bad(`The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`);
-    for (const block of message.content as Json[]) {
+    for (const [j, block] of (message.content as Json[]).entries()) {
       if (block.toolUse !== undefined || block.toolResult !== undefined) usesTools = true;
+      const toolUseId = block.toolUse?.toolUseId ?? block.toolResult?.toolUseId;
+      if (toolUseId !== undefined && !TOOL_USE_ID.test(String(toolUseId))) return bad(`1 validation error detected: Value '${String(toolUseId)}' at 'messages.${i + 1}.member.content.${j + 1}.member.${block.toolUse !== undefined ? 'toolUse' : 'toolResult'}.toolUseId' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+`);
       if (block.toolResult !== undefined) {
         const called = previous?.role === 'assistant' && (previous.content as Json[]).some((b) => b.toolUse?.toolUseId === block.toolResult.toolUseId);
         if (!called) return bad('The number of toolResult blocks at messages.' + i + '.content exceeds the number of toolUse blocks of previous turn.');

@@ -20,6 +20,9 @@ import { instanceOf, structuredOutputRefusal } from '../http/structured-output.t
 
 type Block = Record<string, any>;
 
+/** The ids a tool_use block and the tool_result answering it may have. */
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
 interface Turn {
   role: string;
   content: Block[];
@@ -82,6 +85,8 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
       // The model's reasoning sent back must be the very text its signature was made over.
       if (block.type === 'thinking' && !signsReasoning(block.signature, block.thinking)) return bad(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.input !== 'object')) return bad(`messages.${i}: tool_use blocks need id, name and an input object`);
+      if (block.type === 'tool_use' && !TOOL_ID.test(block.id as string)) return bad(`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+      if (block.type === 'tool_result' && !TOOL_ID.test(String(block.tool_use_id))) return bad(`messages.${i}.content.${j}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (block.type === 'tool_result') {
         const previous = turns.at(-1);
         const called = previous?.role === 'assistant' && previous.content.some((b) => b.type === 'tool_use' && b.id === block.tool_use_id);
