@@ -6113,12 +6113,12 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateChatCompletionTranslated = validate62;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"reasoning_effort":{"description":"The chat API's effort levels; a family maps them to its own thinking (docs/providers.md).","enum":["none","minimal","low","medium","high","xhigh",null]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/chat-completion-translated.json","title":"ChatCompletionTranslated","description":"A chat completion as the gateway translates it into another family's API (the messages API, cloud B, cloud C): every field the translation reads must have the vendor's shape, so a malformed one is a 400 naming it, never a failure inside the translation or a value skipped for its type. Fields the translation does not read are the adapter's to judge (a dropped hint, or refused).","type":"object","required":["messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/message"}},"tools":{"type":["array","null"],"items":{"$ref":"#/$defs/tool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"$ref":"#/$defs/namedToolChoice"},{"type":"null"}]},"parallel_tool_calls":{"type":["boolean","null"]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"additionalProperties":false,"properties":{"include_usage":{"type":["boolean","null"]},"include_obfuscation":{"type":["boolean","null"]}}},"max_tokens":{"type":["integer","null"],"minimum":1},"max_completion_tokens":{"type":["integer","null"],"minimum":1},"temperature":{"type":["number","null"]},"top_p":{"type":["number","null"]},"top_k":{"type":["integer","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"n":{"type":["integer","null"],"minimum":1},"seed":{"type":["integer","null"]},"presence_penalty":{"type":["number","null"]},"frequency_penalty":{"type":["number","null"]},"logprobs":{"type":["boolean","null"]},"reasoning_effort":{"description":"The chat API's effort levels; a family maps them to its own thinking (docs/providers.md).","enum":["none","minimal","low","medium","high","xhigh",null]},"response_format":{"type":["object","null"],"required":["type"],"properties":{"type":{"type":"string"}}},"user":{"type":"string"}},"$defs":{"message":{"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}},"part":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}},{"if":{"properties":{"type":{"const":"file"}}},"then":{"required":["file"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"file":{"type":"object","additionalProperties":false,"properties":{"file_data":{"type":"string"},"file_id":{"type":"string"},"filename":{"type":"string"}}}}}}]},"toolCall":{"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}},"tool":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["function"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"function":{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"cacheControl":{"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}},"namedToolChoice":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}};
 const schema100 = {"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}};
 const schema93 = {"description":"A message's members: what the translations read, and what they knowingly drop (a participant's name; what a previous answer carries and a replayed one repeats: annotations, reasoning_content, and refusal, audio and function_call when null). Any other member would be dropped unread: refused. A system, developer, assistant or tool message is sent as its text, so its parts must be text parts (an image or refusal part there would be dropped).","type":"object","required":["role"],"additionalProperties":false,"if":{"required":["role"],"properties":{"role":{"enum":["system","developer","assistant","tool"]}}},"then":{"properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"type":"object","properties":{"type":{"const":"text"}}}}]}}},"properties":{"role":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/part"}}]},"tool_calls":{"type":["array","null"],"items":{"$ref":"#/$defs/toolCall"}},"tool_call_id":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"},"name":{"type":"string"},"annotations":{"type":["array","null"]},"reasoning_content":{"type":["string","null"]},"refusal":{"type":"null"},"audio":{"type":"null"},"function_call":{"type":"null"}}};
 const schema96 = {"type":"object","required":["id","function"],"properties":{"id":{"type":"string"},"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}};
 const schema95 = {"description":"A prompt-cache breakpoint (the messages API's field): cache the prompt up to and including what carries it, for 5 minutes or, with ttl 1h, an hour. Sent as the messages API's cache_control and as cloud C's cachePoint; cloud B, which has no breakpoints, drops it.","type":["object","null"],"required":["type"],"additionalProperties":false,"properties":{"type":{"const":"ephemeral"},"ttl":{"enum":["5m","1h"]}}};
-const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}}]};
+const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"cache_control":{"$ref":"#/$defs/cacheControl"}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"text":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"image_url":{"type":"object","required":["url"],"additionalProperties":false,"properties":{"url":{"type":"string"},"detail":{"enum":["auto","low","high"]}}}}}},{"if":{"properties":{"type":{"const":"file"}}},"then":{"required":["file"],"additionalProperties":false,"properties":{"type":true,"cache_control":true,"file":{"type":"object","additionalProperties":false,"properties":{"file_data":{"type":"string"},"file_id":{"type":"string"},"filename":{"type":"string"}}}}}}]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6337,13 +6337,151 @@ props0 = props0 || {};
 Object.assign(props0, props1);
 }
 }
+const _errs21 = errors;
+const _errs22 = errors;
+let valid8 = true;
+const _errs23 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+if("file" !== data.type){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+var _valid2 = _errs23 === errors;
+errors = _errs22;
+if(vErrors !== null){
+if(_errs22){
+vErrors.length = _errs22;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs25 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((data.file === undefined) && (missing3 = "file")){
+validate64.errors = [{instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs26 = errors;
+for(const key3 in data){
+if(!(((key3 === "type") || (key3 === "cache_control")) || (key3 === "file"))){
+validate64.errors = [{instancePath,schemaPath:"#/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs26 === errors){
+if(data.file !== undefined){
+let data7 = data.file;
+const _errs27 = errors;
+if(errors === _errs27){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+const _errs29 = errors;
+for(const key4 in data7){
+if(!(((key4 === "file_data") || (key4 === "file_id")) || (key4 === "filename"))){
+validate64.errors = [{instancePath:instancePath+"/file",schemaPath:"#/allOf/2/then/properties/file/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs29 === errors){
+if(data7.file_data !== undefined){
+const _errs30 = errors;
+if(typeof data7.file_data !== "string"){
+validate64.errors = [{instancePath:instancePath+"/file/file_data",schemaPath:"#/allOf/2/then/properties/file/properties/file_data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid11 = _errs30 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data7.file_id !== undefined){
+const _errs32 = errors;
+if(typeof data7.file_id !== "string"){
+validate64.errors = [{instancePath:instancePath+"/file/file_id",schemaPath:"#/allOf/2/then/properties/file/properties/file_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid11 = _errs32 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data7.filename !== undefined){
+const _errs34 = errors;
+if(typeof data7.filename !== "string"){
+validate64.errors = [{instancePath:instancePath+"/file/filename",schemaPath:"#/allOf/2/then/properties/file/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid11 = _errs34 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/file",schemaPath:"#/allOf/2/then/properties/file/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+var _valid2 = _errs25 === errors;
+valid8 = _valid2;
+if(valid8){
+var props2 = true;
+}
+}
+if(!valid8){
+const err5 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate64.errors = vErrors;
+return false;
+}
+var valid0 = _errs21 === errors;
+if(valid0){
+if(props0 !== true && props2 !== undefined){
+if(props2 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props2);
+}
+}
+}
 }
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing3;
-if((data.type === undefined) && (missing3 = "type")){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+let missing4;
+if((data.type === undefined) && (missing4 = "type")){
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
@@ -6353,75 +6491,75 @@ props0.type = true;
 props0.cache_control = true;
 }
 if(data.type !== undefined){
-const _errs21 = errors;
+const _errs36 = errors;
 if(typeof data.type !== "string"){
 validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid8 = _errs21 === errors;
+var valid12 = _errs36 === errors;
 }
 else {
-var valid8 = true;
+var valid12 = true;
 }
-if(valid8){
+if(valid12){
 if(data.cache_control !== undefined){
-let data7 = data.cache_control;
-const _errs23 = errors;
-const _errs24 = errors;
-if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+let data12 = data.cache_control;
+const _errs38 = errors;
+const _errs39 = errors;
+if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
 validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/type",keyword:"type",params:{type: schema95.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs24){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing4;
-if((data7.type === undefined) && (missing4 = "type")){
-validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+if(errors === _errs39){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing5;
+if((data12.type === undefined) && (missing5 = "type")){
+validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs26 = errors;
-for(const key3 in data7){
-if(!((key3 === "type") || (key3 === "ttl"))){
-validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+const _errs41 = errors;
+for(const key5 in data12){
+if(!((key5 === "type") || (key5 === "ttl"))){
+validate64.errors = [{instancePath:instancePath+"/cache_control",schemaPath:"#/$defs/cacheControl/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs26 === errors){
-if(data7.type !== undefined){
-const _errs27 = errors;
-if("ephemeral" !== data7.type){
+if(_errs41 === errors){
+if(data12.type !== undefined){
+const _errs42 = errors;
+if("ephemeral" !== data12.type){
 validate64.errors = [{instancePath:instancePath+"/cache_control/type",schemaPath:"#/$defs/cacheControl/properties/type/const",keyword:"const",params:{allowedValue: "ephemeral"},message:"must be equal to constant"}];
 return false;
 }
-var valid10 = _errs27 === errors;
+var valid14 = _errs42 === errors;
 }
 else {
-var valid10 = true;
+var valid14 = true;
 }
-if(valid10){
-if(data7.ttl !== undefined){
-let data9 = data7.ttl;
-const _errs28 = errors;
-if(!((data9 === "5m") || (data9 === "1h"))){
+if(valid14){
+if(data12.ttl !== undefined){
+let data14 = data12.ttl;
+const _errs43 = errors;
+if(!((data14 === "5m") || (data14 === "1h"))){
 validate64.errors = [{instancePath:instancePath+"/cache_control/ttl",schemaPath:"#/$defs/cacheControl/properties/ttl/enum",keyword:"enum",params:{allowedValues: schema95.properties.ttl.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid10 = _errs28 === errors;
+var valid14 = _errs43 === errors;
 }
 else {
-var valid10 = true;
+var valid14 = true;
 }
 }
 }
 }
 }
 }
-var valid8 = _errs23 === errors;
+var valid12 = _errs38 === errors;
 }
 else {
-var valid8 = true;
+var valid12 = true;
 }
 }
 }

@@ -231,7 +231,8 @@ describe('the messages API answered as a chat completion', () => {
       [{ mcp_servers: [] }, '/mcp_servers'],
       [{ inference_geo: 'us' }, '/inference_geo'],
       [{ tools: [{ ...WEATHER_TOOL, defer_loading: true }] }, '/tools/0/defer_loading'],
-      [{ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, '/messages/0/content/0/type'],
+      [{ messages: [{ role: 'user', content: [{ type: 'search_result', source: 'https://example.com', title: 'x', content: [] }] }] }, '/messages/0/content/0/type'],
+      [{ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, '/messages/0/content/0/source'],
     ];
     for (const [extra, pointer] of refusals) {
       const response = await fetch(`${served.gateway.url}/v1/messages`, {

@@ -103,6 +103,7 @@ describe('a messages create call as a chat completion', () => {
     { at: '/system/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ system: [{ type: 'text', text: 's', ...extra }] }) },
     { at: '/messages/0/content/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', ...extra }] }] }) },
     { at: '/messages/0/content/0', known: ['type', 'source', 'cache_control'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x.test/a.png' }, ...extra }] }] }) },
+    { at: '/messages/0/content/0', known: ['type', 'source', 'title', 'cache_control'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'AA==' }, ...extra }] }] }) },
     { at: '/messages/0/content/0/source', known: ['type', 'media_type', 'data'], body: (extra) => ({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==', ...extra } }] }] }) },
     { at: '/messages/1/content/0', known: ['type', 'tool_use_id', 'content', 'cache_control', 'is_error'], body: (extra) => ({ messages: [TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok', ...extra }] }] }) },
     { at: '/messages/1/content/0/content/0', known: ['type', 'text', 'cache_control', 'citations'], body: (extra) => ({ messages: [TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok', ...extra }] }] }] }) },
@@ -237,7 +238,25 @@ describe('a messages create call as a chat completion', () => {
       ] },
     ]);
     const document = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } };
-    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [document] }] }] }, 'max_tokens'))?.param).toBe('/messages/0/content/0/content/0/type');
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [document] }] }] }, 'max_tokens'))?.param).toBe('/messages/0/content/0/content/0/source');
+    const searchResult = { type: 'search_result', source: 'https://example.com', title: 't', content: [] };
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [searchResult] }] }] }, 'max_tokens'))?.param).toBe('/messages/0/content/0/content/0/type');
+  });
+
+  it('sends a PDF document as the chat\'s file part, its title as the file name, in a turn or a tool result; another document is refused at its source', () => {
+    const pdf = (title?: string) => ({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, ...(title === undefined ? {} : { title }), cache_control: { type: 'ephemeral' } });
+    const chat = chatOfMessages({ model: 'm', messages: [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [pdf()] }, pdf('report.pdf'), { type: 'text', text: 'Compare them.' }] },
+    ] }, 'max_tokens');
+    const file = (filename: string) => ({ type: 'file', file: { filename, file_data: 'data:application/pdf;base64,JVBERi0=' } });
+    expect((chat.messages as Json[]).slice(1)).toEqual([
+      { role: 'tool', tool_call_id: 't1', content: '' },
+      { role: 'user', content: [file('document.pdf'), file('report.pdf'), { type: 'text', text: 'Compare them.' }] },
+    ]);
+    const word = { type: 'document', source: { type: 'base64', media_type: 'application/msword', data: 'AA==' } };
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [word] }] }, 'max_tokens'))).toMatchObject({ code: 'unsupported_parameter', param: '/messages/0/content/0/source' });
+    expect(thrownBy(() => chatOfMessages({ model: 'm', messages: [{ role: 'user', content: [{ ...pdf(), citations: { enabled: true } }] }] }, 'max_tokens'))?.param).toBe('/messages/0/content/0/citations');
   });
 
   it('refuses a tool call of an earlier turn that Claude\'s code execution or an MCP toolset made', () => {

@@ -13,10 +13,12 @@ import { withKeptMessagesThinking } from './kept-thinking.ts';
 import { claudeThinkingOf, DEFAULT_ANSWER_TOKENS } from '../shared/asked-thinking.ts';
 import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
 import { claudeToolCallId } from '../shared/tool-call-id.ts';
+import { inlineFileOf } from '../shared/file-part.ts';
 
 export type MessagesBlock = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
+  | { type: 'document'; source: { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string }; title?: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature?: string }
@@ -138,7 +140,7 @@ function textBlocks(message: ChatMessage, into: MessagesBlock[] | NonNullable<Me
 
 function userBlocks(message: ChatMessage, provider: string): MessagesBlock[] {
   const content = message.content;
-  const blocks: MessagesBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.map(partBlock) : [{ type: 'text', text: '' }];
+  const blocks: MessagesBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.map((part) => partBlock(part, provider)) : [{ type: 'text', text: '' }];
   const own = cacheControlOf(message);
   if (own !== undefined) markLast(blocks, own, provider, 'a user message');
   return blocks;
@@ -154,7 +156,10 @@ function withMark<T extends object>(block: T, mark: CacheControl | undefined): T
   return mark === undefined ? block : { ...block, cache_control: mark };
 }
 
-function partBlock(part: ChatContentPart): MessagesBlock {
+/** The documents the messages API reads: a PDF, and plain text (which it takes as text, not base64). */
+const DOCUMENT_TYPES: ReadonlySet<string> = new Set(['application/pdf', 'text/plain']);
+
+function partBlock(part: ChatContentPart, provider: string): MessagesBlock {
   const mark = cacheControlOf(part);
   if (part.type === 'text') return withMark({ type: 'text', text: String(part.text ?? '') }, mark);
   if (part.type === 'image_url') {
@@ -163,6 +168,13 @@ function partBlock(part: ChatContentPart): MessagesBlock {
       const data = parseDataUrl(url);
       return withMark(data === null ? { type: 'image', source: { type: 'url', url } } : { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } }, mark);
     }
+  }
+  if (part.type === 'file') {
+    const file = inlineFileOf(part, provider, DOCUMENT_TYPES, 'a document block');
+    const source = file.mediaType === 'text/plain'
+      ? { type: 'text' as const, media_type: 'text/plain' as const, data: Buffer.from(file.data, 'base64').toString('utf8') }
+      : { type: 'base64' as const, media_type: file.mediaType, data: file.data };
+    return withMark({ type: 'document', source, ...(file.filename === undefined ? {} : { title: file.filename }) }, mark);
   }
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to the messages API.`, 'messages');
 }

@@ -13,6 +13,7 @@ import type { KeptThinking } from '../types.ts';
 import { withKeptSignatures } from './kept-thinking.ts';
 import { geminiThinkingOf } from '../shared/asked-thinking.ts';
 import { refuseStrictTools } from '../shared/structured-output.ts';
+import { inlineFileOf } from '../shared/file-part.ts';
 
 export type GenerateContentPart =
   | { text: string; thought?: boolean }
@@ -55,7 +56,7 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string, ke
       continue;
     }
     for (const call of message.tool_calls ?? []) callNames.set(call.id, call.function.name);
-    const turn = turnOf(message, callNames, kept);
+    const turn = turnOf(message, callNames, kept, provider);
     if (turn === null) continue;
     const last = contents.at(-1);
     if (last !== undefined && last.role === turn.role) last.parts.push(...turn.parts);
@@ -82,10 +83,10 @@ export function toGenerateContentRequest(chat: ChatRequest, provider: string, ke
   return request;
 }
 
-function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>, kept: ReadonlyMap<string, KeptThinking> | null): GenerateContentTurn | null {
+function turnOf(message: ChatMessage, callNames: ReadonlyMap<string, string>, kept: ReadonlyMap<string, KeptThinking> | null, provider: string): GenerateContentTurn | null {
   switch (message.role) {
     case 'user':
-      return { role: 'user', parts: typeof message.content === 'string' ? [{ text: message.content }] : (message.content ?? []).map(partOf) };
+      return { role: 'user', parts: typeof message.content === 'string' ? [{ text: message.content }] : (message.content ?? []).map((part) => partOf(part, provider)) };
     case 'assistant': {
       const parts: GenerateContentPart[] = [];
       const text = textOf(message.content);
@@ -118,7 +119,10 @@ function responseObject(text: string): Record<string, unknown> {
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', pdf: 'application/pdf' };
 
-function partOf(part: ChatContentPart): GenerateContentPart {
+/** The documents Gemini reads inline (its file name has no place in the part, and is left out). */
+const DOCUMENT_TYPES: ReadonlySet<string> = new Set(['application/pdf', 'text/plain']);
+
+function partOf(part: ChatContentPart, provider: string): GenerateContentPart {
   if (part.type === 'text') return { text: String(part.text ?? '') };
   if (part.type === 'image_url') {
     const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
@@ -128,6 +132,10 @@ function partOf(part: ChatContentPart): GenerateContentPart {
       const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? '';
       return { fileData: { mimeType: IMAGE_TYPES[extension] ?? 'image/jpeg', fileUri: url } };
     }
+  }
+  if (part.type === 'file') {
+    const file = inlineFileOf(part, provider, DOCUMENT_TYPES, 'an inlineData part');
+    return { inlineData: { mimeType: file.mediaType, data: file.data } };
   }
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to generateContent.`, 'messages');
 }

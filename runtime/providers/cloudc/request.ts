@@ -14,6 +14,7 @@ import { withKeptConverseThinking } from './kept-thinking.ts';
 import { claudeThinkingOf, reasoningEffortOf } from '../shared/asked-thinking.ts';
 import { answerSchemaOf, isStrict } from '../shared/structured-output.ts';
 import { claudeToolCallId } from '../shared/tool-call-id.ts';
+import { inlineFileOf } from '../shared/file-part.ts';
 
 /** Converse's cache breakpoint: a block of its own after what it caches. */
 export interface CachePoint {
@@ -23,6 +24,7 @@ export interface CachePoint {
 export type ConverseBlock =
   | { text: string }
   | { image: { format: string; source: { bytes: string } } }
+  | { document: { format: string; name: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
   | { toolResult: { toolUseId: string; content: ({ text: string } | { json: unknown })[] } }
   | { reasoningContent: { reasoningText: { text: string; signature: string } } | { redactedContent: string } }
@@ -124,7 +126,7 @@ function turnOf(message: ChatMessage, provider: string, kept: ReadonlyMap<string
     case 'user': {
       const content: ConverseBlock[] = typeof message.content === 'string'
         ? [{ text: message.content }]
-        : (message.content ?? []).flatMap((part) => withPoint([blockOf(part)], cacheControlOf(part)));
+        : (message.content ?? []).flatMap((part) => withPoint([blockOf(part, provider)], cacheControlOf(part)));
       const own = cacheControlOf(message);
       if (own !== undefined) pointAfter(content, own, provider, 'a user message');
       return { role: 'user', content };
@@ -176,7 +178,23 @@ function cachePoint(mark: CacheControl): CachePoint {
 
 const IMAGE_FORMATS: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
-function blockOf(part: ChatContentPart): ConverseBlock {
+/** Converse's document formats, by the media type of a file part's data URL. */
+const DOCUMENT_FORMATS: ReadonlyMap<string, string> = new Map([
+  ['application/pdf', 'pdf'], ['text/csv', 'csv'], ['application/msword', 'doc'], ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'docx'],
+  ['application/vnd.ms-excel', 'xls'], ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xlsx'], ['text/html', 'html'], ['text/plain', 'txt'], ['text/markdown', 'md'],
+]);
+const DOCUMENT_TYPES: ReadonlySet<string> = new Set(DOCUMENT_FORMATS.keys());
+
+/**
+ * A document's name as converse takes it: letters, digits, single spaces, hyphens, parentheses and
+ * square brackets (a file name's dot and extension are not among them), `document` when none is left.
+ */
+function documentName(filename: string | undefined): string {
+  const name = (filename ?? '').replace(/[^a-zA-Z0-9\s\-()[\]]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200).trim();
+  return name === '' ? 'document' : name;
+}
+
+function blockOf(part: ChatContentPart, provider: string): ConverseBlock {
   if (part.type === 'text') return { text: String(part.text ?? '') };
   if (part.type === 'image_url') {
     const url = (part as { image_url?: { url?: unknown } }).image_url?.url;
@@ -184,6 +202,10 @@ function blockOf(part: ChatContentPart): ConverseBlock {
     const format = data === null ? undefined : IMAGE_FORMATS[data.mediaType];
     if (data !== null && format !== undefined) return { image: { format, source: { bytes: data.data } } };
     throw new GatewayError('unsupported_parameter', 'Images for converse must be base64 data URLs of png, jpeg, gif or webp.', 'messages');
+  }
+  if (part.type === 'file') {
+    const file = inlineFileOf(part, provider, DOCUMENT_TYPES, 'a document block');
+    return { document: { format: DOCUMENT_FORMATS.get(file.mediaType)!, name: documentName(file.filename), source: { bytes: file.data } } };
   }
   throw new GatewayError('unsupported_parameter', `Content parts of type "${part.type}" cannot be sent to converse.`, 'messages');
 }

@@ -24,6 +24,7 @@ type Members = { read: ReadonlySet<string>; leftOut: ReadonlySet<string> };
 const NONE: ReadonlySet<string> = new Set();
 const TEXT_BLOCK = { read: new Set(['type', 'text']), leftOut: new Set(['cache_control', 'citations']) };
 const IMAGE_BLOCK = { read: new Set(['type', 'source']), leftOut: new Set(['cache_control']) };
+const DOCUMENT_BLOCK = { read: new Set(['type', 'source', 'title']), leftOut: new Set(['cache_control']) };
 const TOOL_RESULT = { read: new Set(['type', 'tool_use_id', 'content']), leftOut: new Set(['cache_control', 'is_error']) };
 const TOOL_USE = { read: new Set(['type', 'id', 'name', 'input', 'caller', 'toolset_name']), leftOut: new Set(['cache_control']) };
 const TOOL = { read: new Set(['type', 'name', 'description', 'input_schema', 'strict']), leftOut: new Set(['cache_control', 'eager_input_streaming']) };
@@ -184,9 +185,9 @@ function assistantOf(blocks: Json[], i: number): Json {
 
 function userOf(blocks: Json[], i: number): Json[] {
   const results: Json[] = [];
-  // A chat tool message holds text only: a tool result's images (a screenshot a coding agent's
-  // tool read) go to the user message that follows the tool messages, first, in their order.
-  const resultImages: Json[] = [];
+  // A chat tool message holds text only: a tool result's images and documents (a screenshot, a PDF a
+  // coding agent's tool read) go to the user message that follows the tool messages, first, in order.
+  const resultAttachments: Json[] = [];
   const parts: Json[] = [];
   blocks.forEach((block, j) => {
     const at = `/messages/${i}/content/${j}`;
@@ -197,21 +198,36 @@ function userOf(blocks: Json[], i: number): Json[] {
       case 'image':
         parts.push(imagePartOf(block, at));
         return;
+      case 'document':
+        parts.push(filePartOf(block, at));
+        return;
       case 'tool_result':
         onlyKnown(block, at, TOOL_RESULT);
-        results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`, resultImages) });
+        results.push({ role: 'tool', tool_call_id: stringAt(block.tool_use_id, `${at}/tool_use_id`), content: toolResultText(block.content, `${at}/content`, resultAttachments) });
         return;
       default:
-        throw refusedAt(`${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image and tool_result are)`);
+        throw refusedAt(`${at}/type`, `is a block (${JSON.stringify(block.type)}) the gateway does not map to a chat message (text, image, document and tool_result are)`);
     }
   });
   // The chat API wants a tool call's result right after the call: a turn's results come before its
   // words. One text block is the message's text; several stay apart, as parts (a coding agent sends
   // its reminders and the prompt as blocks of one turn).
-  parts.unshift(...resultImages);
+  parts.unshift(...resultAttachments);
   if (parts.length === 1 && parts[0]!.type === 'text') results.push({ role: 'user', content: parts[0]!.text });
   else if (parts.length > 0) results.push({ role: 'user', content: parts });
   return results;
+}
+
+/** A PDF document as the chat's file part, its title as the file's name (the chat API wants one). */
+function filePartOf(block: Json, at: string): Json {
+  onlyKnown(block, at, DOCUMENT_BLOCK);
+  const source = objectAt(block.source, `${at}/source`);
+  if (source.type !== 'base64' || source.media_type !== 'application/pdf') {
+    throw refusedAt(`${at}/source`, `is a document source (${JSON.stringify(source.type)}${source.type === 'base64' ? ` of ${JSON.stringify(source.media_type)}` : ''}) a chat file part does not hold (a PDF in base64 is mapped)`);
+  }
+  onlyKnown(source, `${at}/source`, BASE64_SOURCE);
+  const title = block.title === undefined || block.title === null ? 'document.pdf' : stringAt(block.title, `${at}/title`);
+  return { type: 'file', file: { filename: title, file_data: `data:application/pdf;base64,${stringAt(source.data, `${at}/source/data`)}` } };
 }
 
 function imagePartOf(block: Json, at: string): Json {
@@ -237,17 +253,18 @@ function imageUrlOf(source: Json, at: string): string {
   throw refused('image source', `${at}/type`, `of type ${JSON.stringify(source.type)} (a file) is Claude's own`);
 }
 
-/** A tool result's content as the tool message's text (a string, or text blocks joined), its images put in `images`. */
-function toolResultText(content: unknown, at: string, images: Json[]): string {
+/** A tool result's content as the tool message's text (a string, or text blocks joined), its images and documents put in `attachments`. */
+function toolResultText(content: unknown, at: string, attachments: Json[]): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw invalid(at, 'must be a string or a list of blocks');
   let text = '';
   content.forEach((value, k) => {
     const block = objectAt(value, `${at}/${k}`);
-    if (block.type === 'image') images.push(imagePartOf(block, `${at}/${k}`));
+    if (block.type === 'image') attachments.push(imagePartOf(block, `${at}/${k}`));
+    else if (block.type === 'document') attachments.push(filePartOf(block, `${at}/${k}`));
     else if (block.type === 'text') text += textOf(block, `${at}/${k}`);
-    else throw refusedAt(`${at}/${k}/type`, `is a block (${JSON.stringify(block.type)}) a chat holds no equivalent of in a tool result (its text and images are mapped)`);
+    else throw refusedAt(`${at}/${k}/type`, `is a block (${JSON.stringify(block.type)}) a chat holds no equivalent of in a tool result (its text, images and PDF documents are mapped)`);
   });
   return text;
 }

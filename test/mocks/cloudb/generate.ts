@@ -110,6 +110,9 @@ function functionDeclarationsRefusal(tools: unknown): string | null {
   return null;
 }
 
+/** The media Gemini reads inline: images, audio, video, PDFs and plain text. */
+const INLINE_TYPES = /^(?:image\/|audio\/|video\/|application\/pdf$|text\/plain$)/;
+
 /** The service's own checks; answers 400 and returns null on a bad body. */
 async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const body = jsonObject(ctx);
@@ -121,6 +124,10 @@ async function parse(ctx: MockContext, model = ''): Promise<Json | null> {
   const thinking = thinkingConfigRefusal((body.generationConfig as Json | undefined)?.thinkingConfig, model);
   if (thinking !== null) return bad(thinking);
   if (!Array.isArray(body.contents) || body.contents.length === 0) return bad('Unable to submit request because it must have at least one contents field.');
+  for (const [i, turn] of (body.contents as Json[]).entries()) {
+    const inline = (Array.isArray(turn?.parts) ? turn.parts as Json[] : []).find((part) => part?.inlineData !== undefined && !INLINE_TYPES.test(String(part.inlineData.mimeType)));
+    if (inline !== undefined) return bad(`Unsupported MIME type: ${String(inline.inlineData.mimeType)} (contents[${i}])`);
+  }
   const declarations = functionDeclarationsRefusal(body.tools);
   if (declarations !== null) return bad(declarations);
   let previous: Json | null = null;

@@ -21,6 +21,10 @@ import { instanceOf, structuredOutputRefusal } from '../http/structured-output.t
 
 type Json = Record<string, any>;
 
+/** A document block's formats, and the names it may have. */
+const DOCUMENT_FORMATS = new Set(['pdf', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'html', 'txt', 'md']);
+const DOCUMENT_NAME = /^[a-zA-Z0-9\-()[\]]+(?: [a-zA-Z0-9\-()[\]]+)*$/;
+
 /** The ids a toolUse block and the toolResult answering it may have (at most 64 characters). */
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -90,6 +94,10 @@ export async function checkConverse(ctx: MockContext, body: Json | null, modelId
         if (!called) return bad('The number of toolResult blocks at messages.' + i + '.content exceeds the number of toolUse blocks of previous turn.');
       }
       if (block.image !== undefined && (typeof block.image.format !== 'string' || typeof block.image.source?.bytes !== 'string')) return bad('image blocks need a format and source bytes');
+      if (block.document !== undefined) {
+        if (!DOCUMENT_FORMATS.has(block.document.format) || typeof block.document.source?.bytes !== 'string') return bad(`1 validation error detected: Value at 'messages.${i + 1}.member.content.${j + 1}.member.document' failed to satisfy constraint: a format of ${[...DOCUMENT_FORMATS].join(', ')} and source bytes`);
+        if (typeof block.document.name !== 'string' || !DOCUMENT_NAME.test(block.document.name)) return bad('The document file name can only contain alphanumeric characters, whitespace characters, hyphens, parentheses, and square brackets. The name can\'t contain more than one consecutive whitespace character.');
+      }
       // The model's reasoning sent back must be the very text its signature was made over (the model's own check, relayed).
       const reasoning = block.reasoningContent?.reasoningText;
       if (reasoning !== undefined && !signsReasoning(reasoning.signature, reasoning.text)) return bad(`The model returned the following errors: messages.${i}.content.${(message.content as Json[]).indexOf(block)}: Invalid \`signature\` in \`thinking\` block`);

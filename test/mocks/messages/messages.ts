@@ -20,6 +20,14 @@ import { instanceOf, structuredOutputRefusal } from '../http/structured-output.t
 
 type Block = Record<string, any>;
 
+/** What the API says of a document block it cannot read (a PDF in base64, or plain text), or null. */
+function documentRefusal(block: Block): string | null {
+  const source = block.source as Block | undefined;
+  if (source?.type === 'base64') return source.media_type === 'application/pdf' && typeof source.data === 'string' ? null : "source.base64.media_type: Input should be 'application/pdf'";
+  if (source?.type === 'text') return source.media_type === 'text/plain' && typeof source.data === 'string' ? null : "source.text.media_type: Input should be 'text/plain'";
+  return "source: Input tag does not match any of the expected tags: 'base64', 'text', 'content', 'url', 'file'";
+}
+
 /** The ids a tool_use block and the tool_result answering it may have. */
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -85,6 +93,8 @@ export async function readMessagesRequest(body: Record<string, any> | null, refu
       // The model's reasoning sent back must be the very text its signature was made over.
       if (block.type === 'thinking' && !signsReasoning(block.signature, block.thinking)) return bad(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`);
       if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.input !== 'object')) return bad(`messages.${i}: tool_use blocks need id, name and an input object`);
+      const documentProblem = block.type === 'document' ? documentRefusal(block) : null;
+      if (documentProblem !== null) return bad(`messages.${i}.content.${j}.document.${documentProblem}`);
       if (block.type === 'tool_use' && !TOOL_ID.test(block.id as string)) return bad(`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (block.type === 'tool_result' && !TOOL_ID.test(String(block.tool_use_id))) return bad(`messages.${i}.content.${j}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (block.type === 'tool_result') {
