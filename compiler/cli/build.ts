@@ -148,6 +148,10 @@ function common(embedded: Record<string, string>): esbuild.BuildOptions {
     platform: 'node',
     format: 'esm',
     target: 'node24',
+    // A package's ES module build where it has one: its imports can be shaken, where a CommonJS
+    // build's require() of a package brings all of it (the OpenTelemetry SDK's CommonJS builds
+    // brought every semantic-conventions constant, ~90 KB; the whole file is ~240 KB smaller).
+    mainFields: ['module', 'main'],
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
