@@ -98,6 +98,32 @@ describe.each(FAMILIES)('$name translation of malformed input', ({ translate }) 
   );
 });
 
+/** A user message's file part of any shape: members of any JSON, or a data URL of any media type. */
+const filePart = fc.oneof(
+  fc.record({ type: fc.constant('file'), file: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({
+    type: fc.constant('file'),
+    file: fc.record({
+      file_data: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.tuple(fc.constantFrom('application/pdf', 'text/plain', 'text/csv', 'application/zip', 'APPLICATION/PDF', 'image/png'), fc.base64String({ maxLength: 12 })).map(([type, data]) => `data:${type};base64,${data}`)),
+      file_id: fc.jsonValue({ maxDepth: 0 }),
+      filename: fc.oneof(fc.string({ maxLength: 30 }), fc.jsonValue({ maxDepth: 0 })),
+    }, { requiredKeys: [] }),
+  }),
+);
+
+describe.each(FAMILIES)('$name translation of a file part', ({ translate }) => {
+  test.prop([fc.array(filePart, { minLength: 1, maxLength: 3 })], { numRuns: 150 })(
+    'sends it as the family\'s document or refuses it with a gateway error, whatever it holds',
+    (parts) => {
+      try {
+        translate({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'read these' }, ...parts] }] } as ChatRequest);
+      } catch (error) {
+        expect(error).toBeInstanceOf(GatewayError);
+      }
+    },
+  );
+});
+
 describe.each(FAMILIES)('$name translation of stream_options', ({ translate }) => {
   const chat = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
   it('takes include_usage and include_obfuscation: false on a stream', () => {
