@@ -211,6 +211,34 @@ describe('Gemini 3 through the messages API', () => {
   });
 });
 
+describe('a coding agent\'s turn to Gemini through the messages API', () => {
+  it('reaches generateContent whole: its tools\' JSON Schema, its effort as a thinking level, a tool result\'s screenshot beside the result', async () => {
+    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false, properties: { file_path: { type: 'string' } }, required: ['file_path'] };
+    const body = {
+      model: 'gemini-3-pro-preview', max_tokens: 512,
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      thinking: { type: 'adaptive' }, output_config: { effort: 'high' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: schema }],
+      messages: [{ role: 'user', content: 'What does shot.png show?' }],
+    };
+    const first = await client('cloudb-as-named').messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    const call = first.content.find((block) => block.type === 'tool_use')!;
+    const png = Buffer.from('PNG screenshot').toString('base64');
+    const second = await client('cloudb-as-named').messages.create({
+      ...body,
+      messages: [...body.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: [{ type: 'text', text: 'Read shot.png' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] }] }],
+    } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    expect(second.stop_reason).toBe('end_turn');
+    const sent = families.cloudb.requests.filter((r) => r.path.endsWith('gemini-3-pro-preview:generateContent')).at(-1)!.json as Record<string, any>;
+    expect(sent.tools).toEqual([{ functionDeclarations: [{ name: 'Read', description: 'Reads a file', parametersJsonSchema: schema }] }]);
+    expect(sent.generationConfig.thinkingConfig).toMatchObject({ thinkingLevel: 'high' });
+    expect(sent.contents.at(-1).parts).toEqual([
+      { functionResponse: { name: 'Read', response: { content: 'Read shot.png' } } },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ]);
+  });
+});
+
 describe('Claude on cloud B opening its stream with an error', () => {
   it('is the error answer of its type, which a fallback moves past, and the SDK reads as that status', async () => {
     const overloaded = { path: CLOUDS[1]!.path(true), streamError: { after: 0, type: 'overloaded_error', message: 'Overloaded' } };
