@@ -20,7 +20,7 @@ const READ = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequenc
 /** Claude's own hints (its serving, its prompt cache), which leave another model's answer as it is. */
 const LEFT_OUT = new Set(['service_tier', 'speed', 'cache_control', 'diagnostics']);
 /** Members of each part this translation reads, and Claude's hints on it it leaves out. */
-type Members = { read: ReadonlySet<string>; leftOut: ReadonlySet<string> };
+type Members = { read: ReadonlySet<string>; leftOut: ReadonlySet<string>; /** Why any other is refused; Claude's own unless said. */ why?: string };
 const NONE: ReadonlySet<string> = new Set();
 const TEXT_BLOCK = { read: new Set(['type', 'text']), leftOut: new Set(['cache_control', 'citations']) };
 const IMAGE_BLOCK = { read: new Set(['type', 'source']), leftOut: new Set(['cache_control']) };
@@ -35,6 +35,8 @@ const SYSTEM_MESSAGE = { read: new Set(['role', 'content', 'clear_at']), leftOut
 const BASE64_SOURCE = { read: new Set(['type', 'media_type', 'data']), leftOut: NONE };
 const URL_SOURCE = { read: new Set(['type', 'url']), leftOut: NONE };
 const OUTPUT_FORMAT = { read: new Set(['type', 'schema']), leftOut: NONE };
+const MESSAGE = { read: new Set(['role', 'content']), leftOut: NONE, why: 'is not part of a message' };
+const METADATA = { read: new Set(['user_id']), leftOut: NONE, why: 'is not among the metadata the messages API takes (user_id)' };
 const CONTEXT_MANAGEMENT = { read: new Set(['edits']), leftOut: NONE };
 const CLEAR_THINKING = { read: new Set(['type', 'keep']), leftOut: NONE };
 
@@ -46,13 +48,9 @@ function dotted(pointer: string): string {
   return pointer.slice(1).replaceAll('/', '.');
 }
 
-function refused(member: string, pointer: string, why: string): GatewayError {
-  return new GatewayError('unsupported_parameter', `The messages API's "${member}" ${why}: a chat completion has no such thing, and the gateway does not map it.`, pointer);
-}
-
-/** `refused`, naming the member by its pointer. */
+/** What the translation does not map, named by its pointer. */
 function refusedAt(pointer: string, why: string): GatewayError {
-  return refused(dotted(pointer), pointer, why);
+  return new GatewayError('unsupported_parameter', `The messages API's "${dotted(pointer)}" ${why}: a chat completion has no such thing, and the gateway does not map it.`, pointer);
 }
 
 function invalid(pointer: string, what: string): GatewayError {
@@ -67,7 +65,7 @@ function invalid(pointer: string, what: string): GatewayError {
 function onlyKnown(value: Json, pointer: string, members: Members): Json {
   for (const member of Object.keys(value)) {
     if (members.read.has(member) || members.leftOut.has(member) || value[member] === undefined) continue;
-    throw refusedAt(`${pointer}/${member}`, 'is Claude\'s own');
+    throw refusedAt(`${pointer}/${member}`, members.why ?? 'is Claude\'s own');
   }
   return value;
 }
@@ -101,8 +99,7 @@ export function chatOfMessages(body: Json | null | undefined, maxTokensField: Ma
   if (body.tools !== undefined) chat.tools = toolsOf(body.tools);
   if (body.tool_choice !== undefined) Object.assign(chat, toolChoiceOf(objectAt(body.tool_choice, '/tool_choice')));
   if (body.metadata !== undefined && body.metadata !== null) {
-    const metadata = objectAt(body.metadata, '/metadata');
-    for (const key of Object.keys(metadata)) if (key !== 'user_id') throw refusedAt(`/metadata/${key}`, 'is not among the metadata the messages API takes (user_id)');
+    const metadata = onlyKnown(objectAt(body.metadata, '/metadata'), '/metadata', METADATA);
     if (metadata.user_id !== undefined && metadata.user_id !== null) chat.user = stringAt(metadata.user_id, '/metadata/user_id');
   }
   if (body.context_management !== undefined && body.context_management !== null) readContextManagement(objectAt(body.context_management, '/context_management'));
@@ -142,7 +139,7 @@ function chatMessagesOf(message: Json, i: number, turns: readonly Json[]): Json[
   const role = message.role;
   if (role === 'system') return systemMessageOf(message, i, turns);
   if (role !== 'user' && role !== 'assistant') throw invalid(`/messages/${i}/role`, 'must be "user", "assistant" or "system"');
-  for (const member of Object.keys(message)) if (member !== 'role' && member !== 'content') throw refusedAt(`/messages/${i}/${member}`, 'is not part of a message');
+  onlyKnown(message, `/messages/${i}`, MESSAGE);
   const content = message.content;
   if (typeof content === 'string') return [{ role, content }];
   if (!Array.isArray(content)) throw invalid(`/messages/${i}/content`, 'must be a string or a list of blocks');
@@ -250,7 +247,7 @@ function toolCallOf(block: Json, at: string): Json {
 function imageUrlOf(source: Json, at: string): string {
   if (source.type === 'base64') return `data:${stringAt(onlyKnown(source, at, BASE64_SOURCE).media_type, `${at}/media_type`)};base64,${stringAt(source.data, `${at}/data`)}`;
   if (source.type === 'url') return stringAt(onlyKnown(source, at, URL_SOURCE).url, `${at}/url`);
-  throw refused('image source', `${at}/type`, `of type ${JSON.stringify(source.type)} (a file) is Claude's own`);
+  throw refusedAt(`${at}/type`, `(${JSON.stringify(source.type)}: a file) is Claude's own`);
 }
 
 /** A tool result's content as the tool message's text (a string, or text blocks joined), its images and documents put in `attachments`. */
