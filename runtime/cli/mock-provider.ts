@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from '../core/node-http.ts';
 import type { AddressInfo } from 'node:net';
-import { responseEvents } from '../api/responses/events.ts';
+import { ResponseEventFrames } from '../api/responses/events.ts';
+import { OutputBuilder } from '../api/responses/output-builder.ts';
 import { bagOfWordsOf } from './bag-of-words.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { isJsonObject } from '../core/json-object.ts';
@@ -172,16 +173,22 @@ function responses(res: ServerResponse, body: Record<string, unknown>, model: st
   const response = {
     id: `resp_mock${created}`, object: 'response', created_at: created, status: 'completed', error: null, incomplete_details: null,
     instructions: typeof body.instructions === 'string' ? body.instructions : null, max_output_tokens: body.max_output_tokens ?? null, model,
-    output: [{ id: 'msg_mock', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+    output: [] as unknown[],
     output_text: text, parallel_tool_calls: true, previous_response_id: null, reasoning: null, store: false,
     temperature: body.temperature ?? 1, text: body.text ?? { format: { type: 'text' } }, tool_choice: 'auto', tools: [], top_p: body.top_p ?? 1, truncation: 'disabled',
     usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: words.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + words.length },
     metadata: body.metadata ?? {},
   };
-  if (body.stream !== true) return json(res, 200, response);
+  // The reply a word at a time, as the vendor streams it (the events only when streamed).
+  const frames = body.stream === true ? new ResponseEventFrames({ obfuscation: false }) : null;
+  frames?.opening(response);
+  const builder = new OutputBuilder(false, frames?.emit ?? null);
+  for (const word of words) builder.text(word);
+  response.output = builder.end().output;
+  if (frames === null) return json(res, 200, response);
+  frames.closing(response);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const event of responseEvents(response, { obfuscation: false })) res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
-  res.end();
+  res.end(frames.take());
 }
 
 /**

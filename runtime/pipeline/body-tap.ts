@@ -3,22 +3,7 @@
 // caller that reads the whole body (a batch line) feeds the tap from readAll.
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../upstream/types.ts';
-
-export interface BodyTap {
-  write(chunk: Buffer | string): void;
-  /** The body is complete; not called when it broke off. */
-  end(): void;
-  /**
-   * The body stopped before its end: the client left, or the provider's answer broke. Called once,
-   * instead of end, before the request's record is handed on.
-   */
-  brokeOff(): void;
-}
-
-/** A response that feeds a tap from its writes (the gateway's own ServerResponse). */
-export interface TappableResponse {
-  bodyTap: BodyTap | null;
-}
+import type { BodyTap, TappableResponse } from '../core/body-tap.ts';
 
 function isTappable(res: ServerResponse): res is ServerResponse & TappableResponse {
   return 'bodyTap' in res;

@@ -5,7 +5,7 @@ import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders } from 'n
 import { ServerResponse } from '../core/node-http.ts';
 import { TRACE_ID_HEADER } from '../core/gateway-headers.ts';
 import { gatewayReasonPhrase } from '../core/gateway-statuses.ts';
-import type { BodyTap, TappableResponse } from '../pipeline/body-tap.ts';
+import type { BodyTap, TappableResponse } from '../core/body-tap.ts';
 import type { RequestRecord } from '../core/request-record.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
 

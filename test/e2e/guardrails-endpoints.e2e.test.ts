@@ -61,9 +61,10 @@ describe('the Responses API on a route whose checks judge text', () => {
     expect(text).toBe('[gr] write to [EMAIL]');
   });
 
-  it('answers as a chat would after its hooks: 246 with hook_results when one failed, 200 with them when all passed', async () => {
+  it('answers as a chat would after its hooks: 246 with hook_results when one failed, 200 with them when all passed; a stream that flows is judged at its end, for the log', async () => {
+    const traceId = `flowing-response-${Date.now()}`;
     const ask = (input: string, stream: boolean) => fetch(`${served.gateway.url}/v1/responses`, {
-      method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'soft', 'content-type': 'application/json' },
+      method: 'POST', headers: { 'x-gateway-api-key': KEY, 'x-gateway-config': 'soft', 'content-type': 'application/json', 'x-gateway-trace-id': stream ? traceId : `${traceId}-json` },
       body: JSON.stringify({ model: 'gpt-4o-mini', input, stream, store: false }),
     });
     const failed = await ask('say a good many words', false);
@@ -74,9 +75,16 @@ describe('the Responses API on a route whose checks judge text', () => {
     const passed = await ask('hi', false);
     expect(passed.status).toBe(200);
     expect(((await passed.json()) as { hook_results: { after_request_hooks: Array<{ verdict: boolean }> } }).hook_results.after_request_hooks).toMatchObject([{ verdict: true }]);
+    // The chat's stream flows to the client as it comes (a check that neither denies nor rewrites
+    // holds nothing back), so its status was sent before the answer was judged, as a chat stream's is.
     const streamed = await ask('say a good many words', true);
-    expect(streamed.status).toBe(246);
+    expect(streamed.status).toBe(200);
     expect(await streamed.text()).toContain('event: response.completed');
+    const record = await until(async () => {
+      const res = await fetch(`${served.gateway.url}/v1/logs?trace_id=${traceId}`, { headers: { 'x-gateway-api-key': KEY } });
+      return ((await res.json()) as { data: Array<{ hook_results?: { after_request_hooks: unknown[] } }> }).data[0];
+    }, (found) => found?.hook_results !== undefined, 5_000, 'the stream\'s record');
+    expect(record!.hook_results!.after_request_hooks).toMatchObject([{ id: 'short', verdict: false }]);
   });
 
   it('is emulated there, and still forwarded on a route whose checks read only the request around the text', async () => {

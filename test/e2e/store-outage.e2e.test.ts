@@ -214,6 +214,42 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     }
   });
 
+  it('ends a streamed response it could not store once generated with an error event, not response.completed', async () => {
+    // The provider's words come 200 ms apart: the database goes away while the stream flows. (Steps
+    // left by the batch's slow answers go first.)
+    mock.reset();
+    mock.script({ path: '/v1/chat/completions', frameDelayMs: 200 });
+    const res = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-provider': 'ollama', 'x-gateway-custom-host': mock.baseURL, authorization: `Bearer ${VENDOR_MOCK_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'one two three four five', stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    try {
+      while (!text.includes('response.output_text.delta')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      await closeDatabase();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+    } finally {
+      await openDatabase();
+      await until(async () => (await storeHealth()).store.status, (status) => status === 'ok', 5000, 'the store back');
+    }
+    const events = text.split('\n\n').filter((frame) => frame.includes('data: ')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as { type: string; code?: string });
+    expect(events.map((event) => event.type)).not.toContain('response.completed');
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'store_unavailable' });
+    expect(events.filter((event) => event.type === 'response.output_text.delta')).toHaveLength(6);
+  });
+
   it('gives up on a database that accepts connections and never answers, as unavailable', async () => {
     // A firewall that drops packets, or a server stuck before its handshake: the socket opens, nothing comes back.
     const silent = createServer((socket) => socket.on('error', () => undefined));

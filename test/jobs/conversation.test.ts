@@ -1,8 +1,9 @@
 // Responses ↔ chat completions for the emulation: input items to chat messages, tools and formats to
-// their chat forms, a chat completion to output items, and the event stream of a finished response.
+// their chat forms, a chat completion to output items, and the events the output builder tells.
 import { describe, expect, it } from 'vitest';
-import { formatToChat, inputToMessages, outputFromChat, toolChoiceToChat, toolsToChat } from '../../runtime/api/responses/conversation.ts';
-import { responseEvents } from '../../runtime/api/responses/events.ts';
+import { formatToChat, inputToMessages, toolChoiceToChat, toolsToChat } from '../../runtime/api/responses/conversation.ts';
+import { ResponseEventFrames } from '../../runtime/api/responses/events.ts';
+import { OutputBuilder, outputFromChat } from '../../runtime/api/responses/output-builder.ts';
 
 describe('inputToMessages', () => {
   it('maps strings, messages, parts, tool calls and their outputs', () => {
@@ -67,7 +68,7 @@ describe('outputFromChat', () => {
     ]);
     expect(out).toMatchObject({ status: 'incomplete', incompleteReason: 'max_output_tokens', outputText: 'hello' });
     expect(out.usage).toEqual({ input_tokens: 5, output_tokens: 2, total_tokens: 7, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 0 } });
-    expect(out.assistant).toEqual({ role: 'assistant', content: 'hello', tool_calls: [{ id: 'call_1', function: { name: 'f', arguments: '{}' } }] });
+    expect(out.assistant).toEqual({ role: 'assistant', content: 'hello', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] });
     const callsOnly = outputFromChat({ choices: [{ message: { content: null, tool_calls: [{ id: 'c', function: { name: 'g', arguments: '' } }] }, finish_reason: 'tool_calls' }] });
     expect(callsOnly.output.map((o) => o.type)).toEqual(['function_call']);
     expect(callsOnly.assistant.content).toBeNull();
@@ -84,31 +85,66 @@ describe('outputFromChat', () => {
   });
 });
 
-describe('responseEvents', () => {
-  it('replays a response as numbered events ending in response.completed', () => {
-    const response = { id: 'r', status: 'completed', output: [{ id: 'm1', type: 'message', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }, { id: 'f1', type: 'function_call', arguments: '{}' }] };
-    const events = responseEvents(response);
+describe('the output builder with its events', () => {
+  const parse = (frames: string) => frames.split('\n\n').filter((f) => f !== '').map((f) => JSON.parse(f.split('\ndata: ')[1]!) as Record<string, unknown> & { type: string; sequence_number: number });
+
+  it('tells the events of a message and a function call, numbered, ending in response.completed', () => {
+    const frames = new ResponseEventFrames({ obfuscation: false });
+    frames.opening({ id: 'r', status: 'completed' });
+    const builder = new OutputBuilder(false, frames.emit);
+    builder.text('h');
+    builder.text('i');
+    builder.toolCall(0, 'call_1', 'f', '{');
+    builder.toolCall(0, undefined, undefined, '}');
+    const result = builder.end();
+    frames.closing({ id: 'r', status: 'completed', output: result.output });
+    const events = parse(frames.take());
     expect(events.map((e) => e.type)).toEqual([
       'response.created', 'response.in_progress',
-      'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
-      'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
       'response.completed',
     ]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
-    expect(events.at(-1)?.response).toBe(response);
-    expect(responseEvents({ ...response, status: 'incomplete' }).at(-1)?.type).toBe('response.incomplete');
+    expect(events[2]).toMatchObject({ output_index: 0, item: { type: 'message', status: 'in_progress', content: [] } });
+    expect(events[6]).toMatchObject({ output_index: 0, content_index: 0, text: 'hi' });
+    expect(events[9]).toMatchObject({ output_index: 1, item: { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '', status: 'in_progress' } });
+    expect(events[12]).toMatchObject({ output_index: 1, arguments: '{}' });
+    expect(events[13]).toMatchObject({ item: { call_id: 'call_1', arguments: '{}', status: 'completed' } });
+    expect(result.output).toEqual([
+      { id: expect.stringMatching(/^msg_/), type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] },
+      { id: expect.stringMatching(/^fc_/), type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed' },
+    ]);
+    const incomplete = new ResponseEventFrames({ obfuscation: false });
+    incomplete.closing({ status: 'incomplete' });
+    expect(parse(incomplete.take())[0]!.type).toBe('response.incomplete');
   });
 
-  it('replays a reasoning item\'s summary as its part and text events', () => {
-    const summary = { type: 'summary_text', text: 'I thought' };
-    const events = responseEvents({ id: 'r', status: 'completed', output: [{ id: 'rs1', type: 'reasoning', summary: [summary] }] }, { obfuscation: false });
-    expect(events.map((e) => e.type).slice(2, -1)).toEqual([
+  it('tells a reasoning item\'s summary as its part and text events, and a refusal as a part of its own', () => {
+    const frames = new ResponseEventFrames({ obfuscation: false });
+    const builder = new OutputBuilder(true, frames.emit);
+    builder.reasoning('I thought');
+    builder.refusal('no');
+    builder.end();
+    const events = parse(frames.take());
+    expect(events.map((e) => e.type)).toEqual([
       'response.output_item.added', 'response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta',
       'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', 'response.refusal.delta', 'response.refusal.done', 'response.content_part.done', 'response.output_item.done',
     ]);
-    expect(events[2]).toMatchObject({ item: { id: 'rs1', type: 'reasoning', summary: [] } });
-    expect(events[3]).toMatchObject({ item_id: 'rs1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    expect(events[4]).toEqual({ type: 'response.reasoning_summary_text.delta', sequence_number: 4, item_id: 'rs1', output_index: 0, summary_index: 0, delta: 'I thought' });
-    expect(events[6]).toMatchObject({ part: summary });
+    expect(events[0]).toMatchObject({ item: { type: 'reasoning', summary: [] } });
+    expect(events[1]).toMatchObject({ output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    expect(events[2]).toEqual({ type: 'response.reasoning_summary_text.delta', sequence_number: 2, item_id: expect.stringMatching(/^rs_/), output_index: 0, summary_index: 0, delta: 'I thought' });
+    expect(events[4]).toMatchObject({ part: { type: 'summary_text', text: 'I thought' } });
+    expect(events[9]).toMatchObject({ output_index: 1, content_index: 0, refusal: 'no' });
+    expect(events[11]).toMatchObject({ item: { content: [{ type: 'refusal', refusal: 'no' }] } });
+  });
+
+  it('pads text deltas with obfuscation unless switched off', () => {
+    const frames = new ResponseEventFrames({ obfuscation: true });
+    const builder = new OutputBuilder(false, frames.emit);
+    builder.text('x');
+    const delta = parse(frames.take()).find((e) => e.type === 'response.output_text.delta');
+    expect(delta?.obfuscation).toMatch(/^[\w-]{1,16}$/);
   });
 });

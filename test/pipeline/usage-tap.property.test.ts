@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { newRequestRecord, type RequestRecord } from '../../runtime/core/request-record.ts';
 import { JsonUsageTap, MAX_EVENT_CHARS, SseUsageTap } from '../../runtime/pipeline/log/usage-tap.ts';
 import { cutAt } from '../support/cut.ts';
-import type { BodyTap } from '../../runtime/pipeline/body-tap.ts';
+import type { BodyTap } from '../../runtime/core/body-tap.ts';
 import { EventStreamUsageTap } from '../../runtime/pipeline/log/event-stream-usage-tap.ts';
 import { eventMessage, exceptionMessage } from '../mocks/cloudc/event-stream.ts';
 

@@ -1,6 +1,6 @@
-// Responses input → chat messages, and a chat completion → the Responses output items, for the
-// emulation over chat completions (docs/jobs.md lists what maps and what is refused).
-import { randomBytes } from 'node:crypto';
+// Responses input → chat messages, tools, tool choice and format for the emulation over chat
+// completions (docs/jobs.md lists what maps and what is refused); the answer's way back is
+// output-builder.ts.
 import { GatewayError } from '../../core/errors.ts';
 
 export type ChatMessage = Record<string, unknown> & { role: string };
@@ -109,81 +109,4 @@ export function formatToChat(text: unknown): unknown {
     return { type: 'json_schema', json_schema: schema };
   }
   throw unsupported(`text.format of type "${String(format.type)}" is not supported.`, '/text/format/type');
-}
-
-export interface ChatCompletion {
-  model?: unknown;
-  choices?: Array<{ message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>;
-  usage?: {
-    prompt_tokens?: number;
-    completion_tokens?: number;
-    total_tokens?: number;
-    prompt_tokens_details?: { cached_tokens?: number } | null;
-    completion_tokens_details?: { reasoning_tokens?: number } | null;
-  } | null;
-}
-
-export function isChatCompletion(value: unknown): value is ChatCompletion {
-  const choices = (value as ChatCompletion | null)?.choices;
-  return Array.isArray(choices) && choices.length > 0 && typeof choices[0]?.message === 'object' && choices[0].message !== null;
-}
-
-export interface EmulatedOutput {
-  output: Array<Record<string, unknown>>;
-  outputText: string;
-  /** The assistant turn as a chat message, for the stored conversation. */
-  assistant: ChatMessage;
-  status: 'completed' | 'incomplete';
-  incompleteReason: string | null;
-  usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_tokens_details: { cached_tokens: number }; output_tokens_details: { reasoning_tokens: number } };
-}
-
-function itemId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('hex')}`;
-}
-
-/**
- * The first choice of a chat completion as Responses output items. `summarize`: the request asked for
- * the reasoning's summary, which is the answer's `reasoning_content` (the text of Claude's thinking or
- * Gemini's thought summaries, as the translations give it), as a reasoning item before the rest.
- */
-export function outputFromChat(chat: ChatCompletion, summarize = false): EmulatedOutput {
-  const choice = chat.choices![0];
-  const message = choice.message ?? {};
-  const output: Array<Record<string, unknown>> = [];
-  const reasoning = (message as { reasoning_content?: unknown }).reasoning_content;
-  if (summarize && typeof reasoning === 'string' && reasoning !== '') {
-    output.push({ id: itemId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: reasoning }] });
-  }
-  const text = typeof message.content === 'string' ? message.content : '';
-  const refusal = typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : null;
-  if (text !== '' || refusal !== null || !Array.isArray(message.tool_calls)) {
-    const content = refusal !== null ? [{ type: 'refusal', refusal }] : [{ type: 'output_text', text, annotations: [] }];
-    output.push({ id: itemId('msg'), type: 'message', role: 'assistant', status: 'completed', content });
-  }
-  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) : [];
-  for (const call of calls) {
-    output.push({ id: itemId('fc'), type: 'function_call', call_id: String(call.id ?? ''), name: String(call.function?.name ?? ''), arguments: String(call.function?.arguments ?? ''), status: 'completed' });
-  }
-  const finish = choice.finish_reason;
-  const incompleteReason = finish === 'length' ? 'max_output_tokens' : finish === 'content_filter' ? 'content_filter' : null;
-  const usage = chat.usage ?? {};
-  const input = usage.prompt_tokens ?? 0;
-  const out = usage.completion_tokens ?? 0;
-  const assistant: ChatMessage = { role: 'assistant', content: refusal ?? (text === '' && calls.length > 0 ? null : text) };
-  if (calls.length > 0) assistant.tool_calls = calls;
-  return {
-    output,
-    outputText: text,
-    assistant,
-    status: incompleteReason === null ? 'completed' : 'incomplete',
-    incompleteReason,
-    usage: {
-      input_tokens: input,
-      output_tokens: out,
-      total_tokens: usage.total_tokens ?? input + out,
-      input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
-      output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
-    },
-  };
 }

@@ -4,7 +4,8 @@
 // stayed under the size bound.
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../../upstream/types.ts';
-import { attachTap, type BodyTap } from '../body-tap.ts';
+import { attachTap } from '../body-tap.ts';
+import type { BodyTap } from '../../core/body-tap.ts';
 
 class Collector implements BodyTap {
   readonly #maxBytes: number;

@@ -9,7 +9,7 @@
 import type { RequestRecord } from '../../core/request-record.ts';
 import { EventStreamDecoder, type EventMessage } from '../../providers/cloudc/event-stream.ts';
 import { ownStreamEventOf } from '../../providers/cloudc/own-stream-events.ts';
-import type { BodyTap } from '../body-tap.ts';
+import type { BodyTap } from '../../core/body-tap.ts';
 import { type OwnStreamReading, ownStreamReading } from './own-stream-readings.ts';
 import { estimatedUsage } from './usage-of.ts';
 import type { UsageDone } from './usage-tap.ts';

@@ -5,7 +5,7 @@
 // (runtime/core/audio-duration). A long answer costs the tap ~200 KB, not its size.
 import type { RequestRecord, TokenUsage } from '../../core/request-record.ts';
 import { AdtsCounter, HEAD_BYTES, pcmSeconds, spokenSeconds, TAIL_BYTES } from '../../core/audio-duration/index.ts';
-import type { BodyTap } from '../body-tap.ts';
+import type { BodyTap } from '../../core/body-tap.ts';
 import type { UsageDone } from './usage-tap.ts';
 
 export class SpokenLengthTap implements BodyTap {

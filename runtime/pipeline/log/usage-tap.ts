@@ -10,7 +10,7 @@
 import { type RequestRecord, recordedModel, type TokenUsage } from '../../core/request-record.ts';
 import { SseParser } from '../../providers/shared/sse.ts';
 import { spokenTranscript } from '../../providers/shared/chat.ts';
-import type { BodyTap } from '../body-tap.ts';
+import type { BodyTap } from '../../core/body-tap.ts';
 import { peekLeadingAndTrailing, peekMember, peekMemberInTail, peekTrailingMember } from './json-peek.ts';
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
 import { type ChatDialect, converseUsageOf, estimatedUsage, generateContentUsageOf, invokeHeadersUsageOf, messagesUsageOf, type UsageDialect, usageOf } from './usage-of.ts';

@@ -10,6 +10,7 @@ import type { ResponseMapping, StreamMapper } from '../types.ts';
 import { parseJson } from '../../../compiler/config/json-parse.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { brokenStreamFrame, type ChatUsage } from './chat-chunks.ts';
+import type { BodyTap, TappableResponse } from '../../core/body-tap.ts';
 
 const BODY_HEADERS = new Set(['content-length', 'content-type', 'content-encoding', 'content-md5', 'etag']);
 
@@ -149,11 +150,19 @@ function streamed(upstream: UpstreamResponse, mapper: StreamMapper, reportUsage:
   };
 }
 
-class MappingSink extends Writable {
+/**
+ * Stands in for the client's response while a stream is rewritten on its way there: each chunk goes
+ * through the mapper and its text to `res`, with backpressure. A tap attached to it (a stage's:
+ * runtime/pipeline/body-tap.ts) is told of the chunks as they came, before the rewriting, as the
+ * gateway's own response tells it of what it writes: an emulated Responses stream is metered,
+ * cached and judged as the chat stream it reads.
+ */
+export class MappingSink extends Writable implements TappableResponse {
   readonly #res: ServerResponse;
-  readonly #mapper: StreamMapper;
+  readonly #mapper: Pick<StreamMapper, 'push'>;
+  bodyTap: BodyTap | null = null;
 
-  constructor(res: ServerResponse, mapper: StreamMapper) {
+  constructor(res: ServerResponse, mapper: Pick<StreamMapper, 'push'>) {
     super();
     this.#res = res;
     this.#mapper = mapper;
@@ -171,6 +180,7 @@ class MappingSink extends Writable {
       callback(error as Error);
       return;
     }
+    this.bodyTap?.write(chunk);
     const res = this.#res;
     if (text === '') {
       callback();
@@ -191,5 +201,20 @@ class MappingSink extends Writable {
     };
     res.on('drain', settle);
     res.on('close', settle);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const tap = this.bodyTap;
+    this.bodyTap = null;
+    tap?.end();
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Destroyed before its end: the client left, or the provider's answer broke.
+    const tap = this.bodyTap;
+    this.bodyTap = null;
+    tap?.brokeOff();
+    callback(error);
   }
 }
