@@ -32,9 +32,36 @@ describe('inputToMessages', () => {
     ]);
   });
 
+  it('maps files, and puts a function output\'s images and files in a user message after the turn\'s tool results', () => {
+    const pdf = 'data:application/pdf;base64,JVBERi0xLjQ=';
+    expect(inputToMessages([{ role: 'user', content: [{ type: 'input_text', text: 'read' }, { type: 'input_file', file_data: pdf, filename: 'a.pdf' }, { type: 'input_file', file_id: 'file-1' }] }])).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'file', file: { file_data: pdf, filename: 'a.pdf' } }, { type: 'file', file: { file_id: 'file-1' } }] },
+    ]);
+    expect(inputToMessages([
+      { type: 'function_call', call_id: 'c1', name: 'screenshot', arguments: '{}' },
+      { type: 'function_call', call_id: 'c2', name: 'read', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'the ' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBO', detail: 'high' }, { type: 'input_text', text: 'screen' }] },
+      { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_file', file_data: pdf, filename: 'a.pdf' }] },
+      { role: 'user', content: 'what do you see?' },
+      { type: 'function_call', call_id: 'c3', name: 'screenshot', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c3', output: [{ type: 'input_image', image_url: 'https://x/b.png' }] },
+    ])).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }, { id: 'c2', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'the screen' },
+      { role: 'tool', tool_call_id: 'c2', content: '' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO', detail: 'high' } }, { type: 'file', file: { file_data: pdf, filename: 'a.pdf' } }] },
+      { role: 'user', content: 'what do you see?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'screenshot', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c3', content: '' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/b.png' } }] },
+    ]);
+  });
+
   it('refuses what chat completions cannot carry, naming the item', () => {
     expect(() => inputToMessages([{ role: 'user', content: 'a' }, { type: 'file_search_call', id: 'x' }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/1/type' }));
-    expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }])).toThrow(expect.objectContaining({ param: '/input/0/content/0/type' }));
+    expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_file', file_url: 'https://x/a.pdf' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/0/content/0/file_url' }));
+    expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_file', filename: 'a.pdf' }] }])).toThrow(expect.objectContaining({ code: 'invalid_request_body', param: '/input/0/content/0' }));
+    expect(() => inputToMessages([{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_audio' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/0/output/0/type' }));
     expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter' }));
     // A chat message of another role is its text: the image would be dropped.
     expect(() => inputToMessages([{ role: 'developer', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: 'https://x/img.png' }] }, { role: 'user', content: 'hi' }]))

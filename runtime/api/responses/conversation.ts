@@ -17,6 +17,16 @@ export function inputToMessages(input: unknown): ChatMessage[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   if (!Array.isArray(input)) throw new GatewayError('invalid_request_body', 'input must be a string or a list of items.', '/input');
   const messages: ChatMessage[] = [];
+  // A chat tool message holds text only: the images and files of a function call's output (a
+  // screenshot an agent's tool took) go in a user message after the turn's tool messages, in order.
+  let attachments: ChatPart[] = [];
+  const push = (message: ChatMessage): void => {
+    if (message.role !== 'tool' && attachments.length > 0) {
+      messages.push({ role: 'user', content: attachments });
+      attachments = [];
+    }
+    messages.push(message);
+  };
   input.forEach((raw, i) => {
     const item = raw as Record<string, unknown>;
     const param = `/input/${i}`;
@@ -25,7 +35,7 @@ export function inputToMessages(input: unknown): ChatMessage[] {
       case 'message': {
         const role = ROLES[String(item.role)];
         if (role === undefined) throw new GatewayError('invalid_request_body', `${param}/role must be user, assistant, system or developer.`, `${param}/role`);
-        messages.push({ role, content: contentOf(item.content, role, `${param}/content`) });
+        push({ role, content: contentOf(item.content, role, `${param}/content`) });
         return;
       }
       case 'function_call': {
@@ -33,14 +43,12 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         const last = messages[messages.length - 1];
         // Consecutive calls are one assistant turn with several tool calls.
         if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && last.content === null) (last.tool_calls as unknown[]).push(call);
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        else push({ role: 'assistant', content: null, tool_calls: [call] });
         return;
       }
-      case 'function_call_output': {
-        const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
-        messages.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: output });
+      case 'function_call_output':
+        push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: outputText(item.output, `${param}/output`, attachments) });
         return;
-      }
       case 'reasoning':
         // A reasoning summary from an earlier turn: chat completions cannot take it back, and need not.
         return;
@@ -48,13 +56,57 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         throw unsupported(`Input items of type "${type}" are not supported.`, `${param}/type`);
     }
   });
+  if (attachments.length > 0) messages.push({ role: 'user', content: attachments });
   return messages;
+}
+
+/**
+ * A function call's output as the tool message's text: a string as it is, a list of parts as its
+ * text parts joined, its images and files put in `attachments`; any other JSON as its text.
+ */
+function outputText(output: unknown, param: string, attachments: ChatPart[]): string {
+  if (typeof output === 'string') return output;
+  if (!Array.isArray(output)) return JSON.stringify(output ?? '');
+  let text = '';
+  output.forEach((raw, k) => {
+    const part = (raw ?? {}) as Record<string, unknown>;
+    switch (part.type) {
+      case 'input_text':
+      case 'output_text':
+        text += String(part.text ?? '');
+        return;
+      case 'input_image':
+        attachments.push(imagePartOf(part, `${param}/${k}`));
+        return;
+      case 'input_file':
+        attachments.push(filePartOf(part, `${param}/${k}`));
+        return;
+      default:
+        throw unsupported(`Output parts of type "${String(part.type)}" are not supported (input_text, input_image and input_file are).`, `${param}/${k}/type`);
+    }
+  });
+  return text;
+}
+
+type ChatPart = Record<string, unknown> & { type: string };
+
+function imagePartOf(part: Record<string, unknown>, param: string): ChatPart {
+  if (typeof part.image_url !== 'string') throw unsupported('Images are supported by URL (image_url) only.', param);
+  return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+}
+
+/** An input file as the chat's file part: inline (a data URL in file_data, with its file name) or a Files API file_id. */
+function filePartOf(part: Record<string, unknown>, param: string): ChatPart {
+  if (typeof part.file_data === 'string') return { type: 'file', file: { file_data: part.file_data, ...(typeof part.filename === 'string' ? { filename: part.filename } : {}) } };
+  if (typeof part.file_id === 'string') return { type: 'file', file: { file_id: part.file_id } };
+  if (part.file_url !== undefined && part.file_url !== null) throw unsupported('Files are supported inline (file_data) or by file_id: a chat file part has no URL.', `${param}/file_url`);
+  throw new GatewayError('invalid_request_body', `${param} must have file_data (with filename) or file_id.`, param);
 }
 
 function contentOf(content: unknown, role: string, param: string): unknown {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw new GatewayError('invalid_request_body', `${param} must be a string or a list of parts.`, param);
-  const parts = content.map((raw, j) => {
+  const parts = content.map((raw, j): ChatPart => {
     const part = raw as Record<string, unknown>;
     switch (part.type) {
       case 'input_text':
@@ -63,18 +115,17 @@ function contentOf(content: unknown, role: string, param: string): unknown {
         return { type: 'text', text: String(part.text ?? '') };
       case 'refusal':
         return { type: 'text', text: String(part.refusal ?? '') };
-      case 'input_image': {
-        // Assistant and system turns are plain text in every chat dialect: an image there would be dropped.
-        if (role !== 'user') throw unsupported(`Images are sent in user messages only: a ${role} message of chat completions is its text.`, `${param}/${j}/type`);
-        if (typeof part.image_url !== 'string') throw unsupported('Images are supported by URL (image_url) only.', `${param}/${j}`);
-        return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
-      }
+      case 'input_image':
+      case 'input_file':
+        // Assistant and system turns are plain text in every chat dialect: an image or file there would be dropped.
+        if (role !== 'user') throw unsupported(`Images and files are sent in user messages only: a ${role} message of chat completions is its text.`, `${param}/${j}/type`);
+        return part.type === 'input_image' ? imagePartOf(part, `${param}/${j}`) : filePartOf(part, `${param}/${j}`);
       default:
         throw unsupported(`Content parts of type "${String(part.type)}" are not supported.`, `${param}/${j}/type`);
     }
   });
-  // Only user turns carry images (refused above in the others): text alone is sent as one string.
-  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  // Only user turns carry images and files (refused above in the others): text alone is sent as one string.
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => String(p.text)).join('');
   return parts;
 }
 

@@ -1,8 +1,8 @@
 // A stored (emulated) response's input items, as GET /v1/responses/{id}/input_items lists them: the
 // conversation the response continued, as Responses items, without the response's own answer (the
 // vendor lists what went in: earlier turns' inputs and outputs, then this turn's input). The chat
-// messages the gateway stored map back one way: text and image parts, assistant turns with their
-// tool calls, tool results. Item IDs are made from the response's ID and the item's place, so they
+// messages the gateway stored map back one way: text, image and file parts, assistant turns with their
+// tool calls, tool results, files. Item IDs are made from the response's ID and the item's place, so they
 // stay the same between calls and `after` pages through them.
 import type { ChatMessage } from './conversation.ts';
 import { textOf } from '../../providers/shared/chat.ts';
@@ -37,8 +37,9 @@ export function inputItemsOf(responseId: string, conversation: readonly ChatMess
 function inputParts(content: unknown): unknown[] {
   if (!Array.isArray(content)) return [{ type: 'input_text', text: textOf(content) }];
   return content.map((raw) => {
-    const part = raw as { type?: unknown; text?: unknown; image_url?: { url?: unknown; detail?: unknown } };
+    const part = raw as { type?: unknown; text?: unknown; image_url?: { url?: unknown; detail?: unknown }; file?: Record<string, unknown> };
     if (part.type === 'image_url') return { type: 'input_image', image_url: String(part.image_url?.url ?? ''), detail: typeof part.image_url?.detail === 'string' ? part.image_url.detail : 'auto' };
+    if (part.type === 'file') return { type: 'input_file', ...part.file };
     return { type: 'input_text', text: String(part.text ?? '') };
   });
 }
