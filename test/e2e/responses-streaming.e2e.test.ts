@@ -20,7 +20,7 @@ describe('streamed emulated responses', () => {
   let gw: JobsGateway;
 
   beforeAll(async () => {
-    gw = await startJobsGateway('sqlite', { vendorMocks: 1 });
+    gw = await startJobsGateway('sqlite', { vendorMocks: 1, configs: { cached: { provider: 'ollama', api_key: VENDOR_MOCK_KEY, custom_host: '{{mock0}}', cache: { mode: 'simple', max_age: 60 } } } });
   });
   afterAll(async () => {
     await gw?.close();
@@ -139,6 +139,21 @@ describe('streamed emulated responses', () => {
     expect(completed?.usage?.output_tokens).toBeGreaterThan(0);
     const sent = gw.messages.requests.at(-1)?.json as { stream?: boolean };
     expect(sent.stream).toBe(true);
+  });
+
+  it('answers a repeat from the route\'s cache, as the chat stream it stored, without asking the provider', async () => {
+    const mock = gw.vendor[0]!;
+    const ask = async () => {
+      const { data: stream, response } = await gw.client({ 'x-gateway-config': 'cached' }).responses.create({ model: 'vendor-chat-1', input: 'remember this answer', stream: true, store: false }).withResponse();
+      let completed: { output_text?: string } | null = null;
+      for await (const event of stream) if (event.type === 'response.completed') completed = event.response;
+      return { status: response.headers.get('x-gateway-cache-status'), text: completed?.output_text };
+    };
+    const asked = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    const before = asked();
+    expect(await ask()).toEqual({ status: 'MISS', text: '[mock0] remember this answer' });
+    expect(await ask()).toEqual({ status: 'HIT', text: '[mock0] remember this answer' });
+    expect(asked()).toBe(before + 1);
   });
 
   it('ends the response as failed when the chat stream breaks off, and stores nothing', async () => {
