@@ -53,6 +53,11 @@ describe('the Responses API on a route whose checks judge text', () => {
   it('judges the answer, streamed or not, and redacts it', async () => {
     const denied = await client('output').responses.create({ model: 'gpt-4o-mini', input: 'tell the secret', store: false }).then(() => null, (e: unknown) => e);
     expect((denied as InstanceType<typeof OpenAI.APIError>).status).toBe(446);
+    // Streamed, the chat stream is held and judged whole; denied, nothing of it reaches the client: the response fails.
+    const events: Array<{ type: string; response?: { status: string; error: { code: string } | null } }> = [];
+    for await (const event of await client('output').responses.create({ model: 'gpt-4o-mini', input: 'tell the secret', store: false, stream: true })) events.push(event as never);
+    expect(events.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'response.failed']);
+    expect(events.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'denied_by_guardrail' } });
     const redacted = await client('pii').responses.create({ model: 'gpt-4o-mini', input: 'write to jane.doe@example.com', store: false });
     expect(redacted.output_text).toBe('[gr] write to [EMAIL]');
     const stream = await client('pii').responses.create({ model: 'gpt-4o-mini', input: 'write to jane.doe@example.com', stream: true, store: false });

@@ -317,6 +317,10 @@ class EmulatedResponse {
   async stream(outcome: Outcome, upstream: UpstreamResponse, reported: () => unknown): Promise<void> {
     const ctx = this.#ctx;
     const res = ctx.res;
+    if (ctx.clientGone) {
+      upstream.discard();
+      return;
+    }
     const frames = new ResponseEventFrames({ obfuscation: obfuscates(this.#body) });
     const builder = new OutputBuilder(this.#summarize, frames.emit);
     const reader = new ChatStreamReader(builder, () => frames.take());
