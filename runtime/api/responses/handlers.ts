@@ -28,6 +28,8 @@ import { putOutcomeHeaders } from '../../inference/send-outcome.ts';
 import type { Outcome } from '../../router/outcome.ts';
 import type { UpstreamResponse } from '../../upstream/types.ts';
 import { inputItemsOf } from './input-items.ts';
+import { outputItemIds } from './item-ids.ts';
+import { referencesGatewayItems, withReferencedItems } from './item-references.ts';
 import { estimateTokens } from '../../core/token-estimate.ts';
 import { fitConversation, storedConversation } from './truncation.ts';
 import { StoreUnavailableError, UnstorableTextError } from '../../store/sql/sql-database.ts';
@@ -53,9 +55,10 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       const router = resolveRouter(ctx.headers, deps.resolver);
       const previousId = body.previous_response_id ?? null;
       const previous = previousId === null ? null : await store.responses.get(caller.organisationId, previousId);
-      // A chain that starts at a response the gateway stored continues here, whatever the route; a
-      // route whose checks judge text emulates, so they judge the input and the answer as a chat's.
-      if (forwardable(router, ctx, deps, 'responses') && previous === null && !routeJudgesText(router.plan.root)) {
+      // A chain that starts at a response the gateway stored (or names its items) continues here,
+      // whatever the route; a route whose checks judge text emulates, so they judge the input and the
+      // answer as a chat's.
+      if (forwardable(router, ctx, deps, 'responses') && previous === null && !referencesGatewayItems(body.input) && !routeJudgesText(router.plan.root)) {
         await relay(ctx, await forward(deps, router, ctx, { method: 'POST', upstreamPath: '/responses', body: await ctx.readBody() }));
         return;
       }
@@ -66,7 +69,8 @@ export function responseHandlers(deps: JobDeps): Record<string, Handler> {
       // write would fail after the provider was paid, and the client's retries would pay again.
       if (body.store !== false && !deps.storeAnswers()) throw new StoreUnavailableError('the store does not answer, so a response to be stored is not asked of the provider');
       if (body.store !== false) await refuseWhenStorageFull(deps, caller.organisationId);
-      await emulate(deps, ctx, router, body, previous?.conversation as ChatMessage[] | undefined ?? []);
+      const input = await withReferencedItems(body.input, store.responses, caller.organisationId);
+      await emulate(deps, ctx, router, { ...body, input } as ResponseCreate, previous?.conversation as ChatMessage[] | undefined ?? []);
     },
 
     'responses.retrieve': async (ctx) => {
@@ -292,7 +296,7 @@ class EmulatedResponse {
     const body = this.#body;
     const frames = body.stream === true ? new ResponseEventFrames({ obfuscation: obfuscates(body) }) : null;
     frames?.opening(this.#response(null, null));
-    const result = buildFromChat(new OutputBuilder(this.#summarize, frames?.emit ?? null), chat);
+    const result = buildFromChat(new OutputBuilder(this.#summarize, frames?.emit ?? null, outputItemIds(this.#id)), chat);
     const response = this.#response(typeof chat.model === 'string' ? chat.model : null, result);
     await this.#store(response, result);
     this.#logged(response, provider, usageOf(result.usageIn));
@@ -322,7 +326,7 @@ class EmulatedResponse {
       return;
     }
     const frames = new ResponseEventFrames({ obfuscation: obfuscates(this.#body) });
-    const builder = new OutputBuilder(this.#summarize, frames.emit);
+    const builder = new OutputBuilder(this.#summarize, frames.emit, outputItemIds(this.#id));
     const reader = new ChatStreamReader(builder, () => frames.take());
     const headers: Record<string, string> = { ...EVENT_STREAM_HEADERS };
     putOutcomeHeaders(headers, outcome);

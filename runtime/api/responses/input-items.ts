@@ -2,18 +2,18 @@
 // conversation the response continued, as Responses items, without the response's own answer (the
 // vendor lists what went in: earlier turns' inputs and outputs, then this turn's input). The chat
 // messages the gateway stored map back one way: text, image and file parts, assistant turns with their
-// tool calls, tool results, files. Item IDs are made from the response's ID and the item's place, so they
-// stay the same between calls and `after` pages through them.
+// tool calls, tool results. Item IDs are made from the response's ID and the item's place
+// (item-ids.ts), so they stay the same between calls and `after` pages through them.
 import type { ChatMessage } from './conversation.ts';
 import { textOf } from '../../providers/shared/chat.ts';
+import { inputItemId } from './item-ids.ts';
 
 export type InputItem = Record<string, unknown> & { id: string; type: 'message' | 'function_call' | 'function_call_output' };
 
 /** The items of `conversation` (its last message, the answer, left out), oldest first. */
 export function inputItemsOf(responseId: string, conversation: readonly ChatMessage[]): InputItem[] {
-  const tag = responseId.replace(/^resp_/, '');
   const items: InputItem[] = [];
-  const id = (prefix: string) => `${prefix}_${tag}_${items.length}`;
+  const id = (prefix: string) => inputItemId(responseId, prefix, items.length);
   for (const message of conversation.slice(0, -1)) {
     if (message.role === 'tool') {
       items.push({ id: id('fco'), type: 'function_call_output', call_id: String(message.tool_call_id ?? ''), output: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''), status: 'completed' });

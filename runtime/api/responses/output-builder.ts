@@ -7,8 +7,8 @@
 // text, and a refusal as a part of its own), the function calls. An item closes when a part of
 // another kind begins, or at the end; the function calls of one turn stay open together until then,
 // since a provider may send their argument pieces interleaved.
-import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from './conversation.ts';
+import { type ItemIds, randomItemIds } from './item-ids.ts';
 
 type Item = Record<string, unknown>;
 
@@ -58,13 +58,10 @@ interface OpenCall {
   index: number;
 }
 
-export function itemId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('hex')}`;
-}
-
 export class OutputBuilder {
   readonly #summarize: boolean;
   readonly #emit: EventSink;
+  readonly #ids: ItemIds;
   readonly #output: Item[] = [];
   #open: OpenText | null = null;
   /** The function calls being streamed, by the chat answer's tool call index. */
@@ -75,15 +72,19 @@ export class OutputBuilder {
   #finish: unknown = null;
   #usage: ChatUsageIn | null = null;
 
-  /** `summarize`: the reasoning's text becomes a reasoning item (else it is left out); `emit`: told each event (none for a plain response). */
-  constructor(summarize: boolean, emit: EventSink | null = null) {
+  /**
+   * `summarize`: the reasoning's text becomes a reasoning item (else it is left out); `emit`: told
+   * each event (none for a plain response); `ids`: the items' IDs (a stored response's: item-ids.ts).
+   */
+  constructor(summarize: boolean, emit: EventSink | null = null, ids: ItemIds = randomItemIds) {
     this.#summarize = summarize;
     this.#emit = emit ?? (() => {});
+    this.#ids = ids;
   }
 
   reasoning(text: string): void {
     if (!this.#summarize || text === '') return;
-    const open = this.#openText('reasoning', () => ({ id: itemId('rs'), type: 'reasoning', summary: [] }));
+    const open = this.#openText('reasoning', () => ({ id: this.#ids('rs'), type: 'reasoning', summary: [] }));
     this.#append(open, 'summary_text', text);
   }
 
@@ -104,7 +105,7 @@ export class OutputBuilder {
     if (this.#open !== null) this.#closeText();
     let call = this.#calls.get(index);
     if (call === undefined) {
-      const item: Item = { id: itemId('fc'), type: 'function_call', call_id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '', arguments: '', status: 'in_progress' };
+      const item: Item = { id: this.#ids('fc'), type: 'function_call', call_id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '', arguments: '', status: 'in_progress' };
       call = { item, index: this.#output.length };
       this.#calls.set(index, call);
       this.#output.push(item);
@@ -150,7 +151,7 @@ export class OutputBuilder {
 
   #openMessage(): OpenText {
     this.#hasMessage = true;
-    return this.#openText('message', () => ({ id: itemId('msg'), type: 'message', role: 'assistant', status: 'in_progress', content: [] }));
+    return this.#openText('message', () => ({ id: this.#ids('msg'), type: 'message', role: 'assistant', status: 'in_progress', content: [] }));
   }
 
   #openText(kind: OpenText['kind'], make: () => Item): OpenText {
