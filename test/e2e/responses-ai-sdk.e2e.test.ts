@@ -82,6 +82,31 @@ describe('the AI SDK on the Responses API, through models without one', () => {
     expect(last.input.map((item) => item.type ?? 'message')).toEqual(expect.arrayContaining(['function_call', 'function_call_output']));
   });
 
+  it('streams a tool loop with reasoning summaries from Claude, each event read by the SDK\'s own stream schema', async () => {
+    const model = provider({ 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': gw.messages.baseURL }, MESSAGES_MOCK_KEY)('claude-mock-1');
+    const result = streamText({
+      model,
+      prompt: 'look up the weather',
+      tools: { lookup: tool({ description: 'Looks a thing up', inputSchema: jsonSchema<{ q?: string }>({ type: 'object', properties: { q: { type: 'string' } } }), execute: async () => 'sunny' }) },
+      // The SDK sends reasoning settings only for the vendor's reasoning models unless told the model is one.
+      providerOptions: { openai: { forceReasoning: true, reasoningEffort: 'low', reasoningSummary: 'auto' } },
+      stopWhen: stepCountIs(3),
+    });
+    const kinds: string[] = [];
+    for await (const part of result.fullStream) {
+      if (part.type === 'error') throw part.error;
+      kinds.push(part.type);
+    }
+    expect(kinds).toEqual(expect.arrayContaining(['reasoning-delta', 'tool-call', 'tool-result', 'text-delta', 'finish']));
+    expect((await result.steps).length).toBeGreaterThan(1);
+    expect(await result.finishReason).toBe('stop');
+    // The second step named the first's reasoning by its ID; Claude got its own thinking back before its call.
+    const second = sentBodies.at(-1) as { input: Array<{ type?: string }> };
+    expect(second.input.map((item) => item.type ?? 'message')).toEqual(['message', 'item_reference', 'function_call', 'function_call_output']);
+    const sent = gw.messages.requests.at(-1)!.json as { messages: Array<{ role: string; content: Array<{ type: string }> | string }> };
+    expect((sent.messages[1]!.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['thinking', 'tool_use']);
+  });
+
   it('answers 404 for an item no stored response holds, and a reference to an input item is that item', async () => {
     const mock = gw.vendor[0]!;
     const headers = { ...plainHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` };
