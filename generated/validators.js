@@ -15054,7 +15054,7 @@ return errors === 0;
 validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateResponseCreate = validate106;
-const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"prompt_cache_retention":{"enum":["in_memory","24h",null]},"safety_identifier":{"type":"string"}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, \u2026).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
+const schema213 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/requests/response-create.json","title":"ResponseCreate","description":"Body of POST /v1/responses (the vendor's Responses API; SPEC §2.7 shows the resource, not the request). Forwarded unchanged to providers that have a Responses API; emulated over chat completions for the others (docs/jobs.md says which fields the emulation honours). `metadata` follows the limits of SPEC §8; `truncation` defaults to `disabled` (SPEC §2.7, §7 rule 1).","type":"object","required":["model"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"previous_response_id":{"type":["string","null"],"minLength":1},"store":{"type":["boolean","null"],"default":true},"metadata":{"anyOf":[{"$ref":"../resources/metadata.json"},{"type":"null"}]},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"max_output_tokens":{"type":["integer","null"],"minimum":1},"tools":{"type":"array","items":{"$ref":"#/$defs/ResponseCreateTool"}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}]},"parallel_tool_calls":{"type":["boolean","null"]},"truncation":{"enum":["auto","disabled",null]},"text":{"type":["object","null"],"properties":{"format":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}},"reasoning":{"type":["object","null"]},"user":{"type":"string"},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"]},"include":{"type":["array","null"],"items":{"type":"string"}},"background":{"type":["boolean","null"]},"service_tier":{"type":["string","null"]},"top_logprobs":{"type":["integer","null"],"minimum":0,"maximum":20},"max_tool_calls":{"type":["integer","null"],"minimum":1},"prompt":{"type":["object","null"]},"prompt_cache_key":{"type":"string"},"prompt_cache_retention":{"enum":["in_memory","24h",null]},"safety_identifier":{"type":"string"},"conversation":{"description":"A conversation of the vendor's Conversations API: forwarded; not emulated.","anyOf":[{"type":"string"},{"type":"object"},{"type":"null"}]},"context_management":{"description":"The vendor's compaction of the context: forwarded; not emulated (the gateway's own truncation is `truncation`).","type":["array","null"],"items":{"type":"object"}},"prompt_cache_options":{"description":"Breakpoints and lifetime of the vendor's prompt cache: forwarded; left out when emulated (a cache hint, which changes no answer).","type":["object","null"]},"moderation":{"description":"The vendor's moderation of input and output: forwarded; not emulated (the gateway's guardrails do this on any route).","type":["object","null"]},"image":{"description":"Options for the request's images (their compression in the context): forwarded; not emulated.","type":["object","null"]},"access_programs":{"description":"The vendor's access programs for the request: forwarded; not emulated.","type":["object","null"]}},"$defs":{"ResponseInputItem":{"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, \u2026).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}},"ResponseCreateTool":{"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}}}};
 const schema214 = {"title":"ResponseInputItem","description":"A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, \u2026).","type":"object","anyOf":[{"required":["role"]},{"required":["type"]}],"properties":{"type":{"type":"string"},"role":{"enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"}}}}]}},"if":{"required":["role"]},"then":{"required":["content"]}};
 const schema216 = {"title":"ResponseCreateTool","description":"A tool; `function` tools carry `name` and optionally `description`, `parameters` and `strict`.","type":"object","required":["type"],"properties":{"type":{"type":"string"}},"if":{"properties":{"type":{"const":"function"}}},"then":{"required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":["string","null"]},"parameters":{"type":["object","null"]},"strict":{"type":["boolean","null"]}}}};
 
@@ -16266,6 +16266,168 @@ var valid0 = _errs116 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.conversation !== undefined){
+let data45 = data.conversation;
+const _errs118 = errors;
+const _errs119 = errors;
+let valid25 = false;
+const _errs120 = errors;
+if(typeof data45 !== "string"){
+const err34 = {instancePath:instancePath+"/conversation",schemaPath:"#/properties/conversation/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid7 = _errs120 === errors;
+valid25 = valid25 || _valid7;
+const _errs122 = errors;
+if(!(data45 && typeof data45 == "object" && !Array.isArray(data45))){
+const err35 = {instancePath:instancePath+"/conversation",schemaPath:"#/properties/conversation/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid7 = _errs122 === errors;
+valid25 = valid25 || _valid7;
+const _errs124 = errors;
+if(data45 !== null){
+const err36 = {instancePath:instancePath+"/conversation",schemaPath:"#/properties/conversation/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+var _valid7 = _errs124 === errors;
+valid25 = valid25 || _valid7;
+if(!valid25){
+const err37 = {instancePath:instancePath+"/conversation",schemaPath:"#/properties/conversation/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+validate106.errors = vErrors;
+return false;
+}
+else {
+errors = _errs119;
+if(vErrors !== null){
+if(_errs119){
+vErrors.length = _errs119;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs118 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.context_management !== undefined){
+let data46 = data.context_management;
+const _errs126 = errors;
+if((!(Array.isArray(data46))) && (data46 !== null)){
+validate106.errors = [{instancePath:instancePath+"/context_management",schemaPath:"#/properties/context_management/type",keyword:"type",params:{type: schema213.properties.context_management.type},message:"must be array,null"}];
+return false;
+}
+if(errors === _errs126){
+if(Array.isArray(data46)){
+var valid26 = true;
+const len4 = data46.length;
+for(let i4=0; i4<len4; i4++){
+let data47 = data46[i4];
+const _errs128 = errors;
+if(!(data47 && typeof data47 == "object" && !Array.isArray(data47))){
+validate106.errors = [{instancePath:instancePath+"/context_management/" + i4,schemaPath:"#/properties/context_management/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid26 = _errs128 === errors;
+if(!valid26){
+break;
+}
+}
+}
+}
+var valid0 = _errs126 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt_cache_options !== undefined){
+let data48 = data.prompt_cache_options;
+const _errs130 = errors;
+if((!(data48 && typeof data48 == "object" && !Array.isArray(data48))) && (data48 !== null)){
+validate106.errors = [{instancePath:instancePath+"/prompt_cache_options",schemaPath:"#/properties/prompt_cache_options/type",keyword:"type",params:{type: schema213.properties.prompt_cache_options.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs130 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.moderation !== undefined){
+let data49 = data.moderation;
+const _errs132 = errors;
+if((!(data49 && typeof data49 == "object" && !Array.isArray(data49))) && (data49 !== null)){
+validate106.errors = [{instancePath:instancePath+"/moderation",schemaPath:"#/properties/moderation/type",keyword:"type",params:{type: schema213.properties.moderation.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs132 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.image !== undefined){
+let data50 = data.image;
+const _errs134 = errors;
+if((!(data50 && typeof data50 == "object" && !Array.isArray(data50))) && (data50 !== null)){
+validate106.errors = [{instancePath:instancePath+"/image",schemaPath:"#/properties/image/type",keyword:"type",params:{type: schema213.properties.image.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs134 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.access_programs !== undefined){
+let data51 = data.access_programs;
+const _errs136 = errors;
+if((!(data51 && typeof data51 == "object" && !Array.isArray(data51))) && (data51 !== null)){
+validate106.errors = [{instancePath:instancePath+"/access_programs",schemaPath:"#/properties/access_programs/type",keyword:"type",params:{type: schema213.properties.access_programs.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs136 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
 }
 }
 }

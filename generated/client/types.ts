@@ -1687,6 +1687,47 @@ export interface ResponseCreate {
   prompt_cache_key?: string;
   prompt_cache_retention?: 'in_memory' | '24h' | null;
   safety_identifier?: string;
+  /**
+   * A conversation of the vendor's Conversations API: forwarded; not emulated.
+   */
+  conversation?:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | null;
+  /**
+   * The vendor's compaction of the context: forwarded; not emulated (the gateway's own truncation is `truncation`).
+   */
+  context_management?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Breakpoints and lifetime of the vendor's prompt cache: forwarded; left out when emulated (a cache hint, which changes no answer).
+   */
+  prompt_cache_options?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The vendor's moderation of input and output: forwarded; not emulated (the gateway's guardrails do this on any route).
+   */
+  moderation?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * Options for the request's images (their compression in the context): forwarded; not emulated.
+   */
+  image?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * The vendor's access programs for the request: forwarded; not emulated.
+   */
+  access_programs?: {
+    [k: string]: unknown;
+  } | null;
 }
 /**
  * A message (`role` with `content`, `type` optional or `message`) or another item kind named by `type` (function_call, function_call_output, …).

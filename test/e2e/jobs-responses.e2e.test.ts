@@ -34,6 +34,11 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
     const next = await client.responses.create({ model: 'vendor-chat-1', input: 'and another', previous_response_id: first.id });
     expect(next.previous_response_id).toBe(first.id);
     expect((mock.requests.at(-1)?.json as { previous_response_id: string }).previous_response_id).toBe(first.id);
+    // The vendor's own members the emulation cannot give reach the vendor as sent.
+    const own = { context_management: [{ type: 'compaction', compact_threshold: 200000 }], prompt_cache_options: { mode: 'explicit' }, moderation: null };
+    const forwarded = await gw.call('POST', '/v1/responses', { headers: { ...vendorHeaders(mock), authorization: `Bearer ${VENDOR_MOCK_KEY}` }, body: { model: 'vendor-chat-1', input: 'hi', ...own } });
+    expect(forwarded.status).toBe(200);
+    expect(mock.requests.at(-1)?.json).toMatchObject(own);
   });
 
   it('emulates over chat completions for a provider without one, stores the response and serves it back', async () => {
@@ -237,10 +242,12 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
   it('passes the chat-completion fields the Responses API shares, and refuses what one chat completion cannot give', async () => {
     const mock = gw.vendor[0];
     const sentChats = () => mock.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', prompt_cache_retention: '24h', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' }, reasoning: { effort: 'low', summary: null } });
+    await gw.client(plainHeaders(mock)).responses.create({ model: 'vendor-chat-1', input: 'x', service_tier: 'flex', prompt_cache_key: 'conv-7', prompt_cache_retention: '24h', safety_identifier: 'user-hash-1', max_tool_calls: 3, include: ['reasoning.encrypted_content'], text: { verbosity: 'low' }, reasoning: { effort: 'low', summary: null }, prompt_cache_options: { mode: 'explicit' }, conversation: null } as never);
     const chat = mock.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.json as Record<string, unknown>;
     expect(chat).toMatchObject({ service_tier: 'flex', prompt_cache_key: 'conv-7', prompt_cache_retention: '24h', safety_identifier: 'user-hash-1', verbosity: 'low', reasoning_effort: 'low' });
     expect(chat).not.toHaveProperty('max_tool_calls');
+    // A hint to the vendor's prompt cache changes no answer: left out.
+    expect(chat).not.toHaveProperty('prompt_cache_options');
     const before = sentChats();
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ prompt: { id: 'pmpt_1', variables: { name: 'Ada' } } }, '/prompt'],
@@ -249,6 +256,11 @@ describe.each(BACKENDS)('responses on %s', (backend) => {
       [{ reasoning: { effort: 'low', summary: 'detailed' } }, '/reasoning/summary'],
       [{ reasoning: { generate_summary: 'auto' } }, '/reasoning/generate_summary'],
       [{ text: { format: { type: 'text' }, verbosty: 'low' } }, '/text/verbosty'],
+      [{ conversation: 'conv_1' }, '/conversation'],
+      [{ context_management: [{ type: 'compaction', compact_threshold: 1000 }] }, '/context_management'],
+      [{ moderation: { model: 'omni-moderation-latest' } }, '/moderation'],
+      [{ image: { context_compression: 'auto' } }, '/image'],
+      [{ access_programs: { cyber: 'standard' } }, '/access_programs'],
     ];
     for (const [extra, param] of cases) {
       const res = await gw.call('POST', '/v1/responses', { headers: plainHeaders(mock), body: { model: 'vendor-chat-1', input: 'x', ...extra } });

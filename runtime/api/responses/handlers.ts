@@ -131,8 +131,20 @@ async function refuseWhenStorageFull(deps: JobDeps, organisationId: string): Pro
   );
 }
 
+/** Members of the request that ask for what only the vendor's own API does, with why (null members count as not set). */
+const NOT_EMULATED: ReadonlyArray<[keyof ResponseCreate, string]> = [
+  ['conversation', 'a conversation of the vendor\'s Conversations API is not emulated over chat completions: chain responses with previous_response_id'],
+  ['context_management', 'the vendor\'s compaction is not emulated over chat completions: the gateway fits the conversation to the model with truncation: "auto"'],
+  ['moderation', 'the vendor\'s moderation is not emulated over chat completions: the gateway\'s guardrails check input and output on any route (docs/guardrails.md)'],
+  ['image', 'image options are not emulated over chat completions'],
+  ['access_programs', 'access programs are the vendor\'s own and are not emulated over chat completions'],
+];
+
 /** What the Responses API asks that one chat completion cannot give: refused, never dropped. */
 function refuseUnemulated(body: ResponseCreate): void {
+  for (const [name, why] of NOT_EMULATED) {
+    if (body[name] !== undefined && body[name] !== null) throw new GatewayError('unsupported_parameter', `${name}: ${why}.`, `/${name}`);
+  }
   if (body.prompt !== undefined && body.prompt !== null) {
     throw new GatewayError('unsupported_parameter', 'prompt (a prompt stored at the provider) is not emulated over chat completions: render a gateway prompt template instead, through a config\'s prompt_id (docs/api.md).', '/prompt');
   }
