@@ -1705,7 +1705,7 @@ export interface ResponseCreate {
       }[]
     | null;
   /**
-   * Breakpoints and lifetime of the vendor's prompt cache: forwarded; left out when emulated (a cache hint, which changes no answer).
+   * Breakpoints and lifetime of the vendor's prompt cache: forwarded; when emulated, the chat completion's `prompt_cache_options` (a hint, which changes no answer: a translation to another family drops it).
    */
   prompt_cache_options?: {
     [k: string]: unknown;

@@ -36,6 +36,7 @@ const HINT_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   service_tier: fc.constantFrom('auto', 'flex'),
   prompt_cache_key: fc.constantFrom('conv-7'),
   prompt_cache_retention: fc.constantFrom('in_memory', '24h'),
+  prompt_cache_options: fc.constantFrom({ mode: 'explicit' }, { mode: 'implicit', ttl: '1h' }),
   safety_identifier: fc.constantFrom('hash-1'),
   parallel_tool_calls: fc.boolean(),
 };

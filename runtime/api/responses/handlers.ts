@@ -239,6 +239,7 @@ async function emulate(deps: JobDeps, ctx: RequestContext, router: LoadedRouter,
     service_tier: body.service_tier ?? undefined,
     prompt_cache_key: body.prompt_cache_key,
     prompt_cache_retention: body.prompt_cache_retention ?? undefined,
+    prompt_cache_options: body.prompt_cache_options ?? undefined,
     safety_identifier: body.safety_identifier,
     // A streamed response is the chat's stream, read as it comes: each piece reaches the client as the provider makes it.
     stream: body.stream === true ? true : undefined,

@@ -17,7 +17,7 @@ export const CHAT_PARAMS_READ: readonly string[] = [
  * target to another family does not fail on them.
  */
 export const DROPPED_CHAT_HINTS: ReadonlySet<string> = new Set([
-  'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'parallel_tool_calls',
+  'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'user', 'metadata', 'store', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier', 'parallel_tool_calls',
 ]);
 
 /**
