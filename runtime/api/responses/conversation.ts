@@ -39,7 +39,7 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         return;
       }
       case 'function_call': {
-        const call = { id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') } };
+        const call = { id: stringOf(item.call_id, `${param}/call_id`), type: 'function', function: { name: stringOf(item.name, `${param}/name`), arguments: stringOf(item.arguments, `${param}/arguments`) } };
         const last = messages[messages.length - 1];
         // Consecutive calls are one assistant turn with several tool calls.
         if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && last.content === null) (last.tool_calls as unknown[]).push(call);
@@ -47,7 +47,7 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         return;
       }
       case 'function_call_output':
-        push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: outputText(item.output, `${param}/output`, attachments) });
+        push({ role: 'tool', tool_call_id: stringOf(item.call_id, `${param}/call_id`), content: outputText(item.output, `${param}/output`, attachments) });
         return;
       case 'reasoning':
         // A reasoning summary from an earlier turn: chat completions cannot take it back, and need not.
@@ -73,7 +73,7 @@ function outputText(output: unknown, param: string, attachments: ChatPart[]): st
     switch (part.type) {
       case 'input_text':
       case 'output_text':
-        text += String(part.text ?? '');
+        text += stringOf(part.text, `${param}/${k}/text`);
         return;
       case 'input_image':
         attachments.push(imagePartOf(part, `${param}/${k}`));
@@ -89,6 +89,13 @@ function outputText(output: unknown, param: string, attachments: ChatPart[]): st
 }
 
 type ChatPart = Record<string, unknown> & { type: string };
+
+/** A string member (a missing one is empty); anything else is the client's mistake, not text to send. */
+function stringOf(value: unknown, param: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new GatewayError('invalid_request_body', `Invalid request body: ${param} must be a string.`, param);
+  return value;
+}
 
 function imagePartOf(part: Record<string, unknown>, param: string): ChatPart {
   if (typeof part.image_url !== 'string') throw unsupported('Images are supported by URL (image_url) only.', param);
@@ -112,9 +119,9 @@ function contentOf(content: unknown, role: string, param: string): unknown {
       case 'input_text':
       case 'output_text':
       case 'text':
-        return { type: 'text', text: String(part.text ?? '') };
+        return { type: 'text', text: stringOf(part.text, `${param}/${j}/text`) };
       case 'refusal':
-        return { type: 'text', text: String(part.refusal ?? '') };
+        return { type: 'text', text: stringOf(part.refusal, `${param}/${j}/refusal`) };
       case 'input_image':
       case 'input_file':
         // Assistant and system turns are plain text in every chat dialect: an image or file there would be dropped.
