@@ -9,6 +9,7 @@ import { CACHE_STATUS_HEADER, LAST_USED_OPTION_INDEX_HEADER, PROVIDER_HEADER, RE
 import { CACHE_STATUS } from '../core/request-record.ts';
 import { sendGatewayError } from '../server/respond.ts';
 import { unreadAnswerError } from '../pipeline/answers.ts';
+import { isEventStreamType } from '../core/event-stream-type.ts';
 
 /**
  * Puts the gateway headers of an outcome into `headers`: which target answered, retries, provider,
@@ -63,7 +64,7 @@ export async function sendOutcome(ctx: RequestContext, outcome: Outcome): Promis
       return;
     }
     const contentType = upstream.headers['content-type'];
-    if (typeof contentType === 'string' && contentType.startsWith('text/event-stream')) {
+    if (isEventStreamType(contentType)) {
       // An SSE client reads events, not the HTTP framing: tell it in its own terms, and send no [DONE].
       const broken = new GatewayError('upstream_stream_broken', `The provider stream broke: ${(error as Error).message}`, null, { provider: outcome.provider });
       res.end(`event: error\ndata: ${JSON.stringify(broken.toBody())}\n\n`);

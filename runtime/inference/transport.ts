@@ -32,6 +32,7 @@ import { LruMap } from './lru.ts';
 import { calledIds, keeper, keptFor } from '../pipeline/turn-memory/kept-thinking-memory.ts';
 import type { TurnMemory } from '../pipeline/turn-memory/turn-memory.ts';
 import type { UpstreamRequest, UpstreamResponse } from '../upstream/types.ts';
+import { isEventStreamType } from '../core/event-stream-type.ts';
 
 /** Headers of the client request that always go upstream (W3C trace context included); anything else only when forwarded. */
 const PASSED_HEADERS = ['content-type', 'accept', 'traceparent', 'tracestate'];
@@ -369,7 +370,7 @@ function compressedBy(headers: Record<string, string | string[]>): string {
 function wholeAnswer(response: UpstreamResponse, opening?: OpeningJudge, mapping: ResponseMapping | null = null): Promise<UpstreamResponse> | UpstreamResponse {
   if (response.status < 200 || response.status >= 300) return response;
   const type = response.headers['content-type'];
-  if (typeof type === 'string' && type.startsWith('text/event-stream')) return begunAnswer(response, opening);
+  if (isEventStreamType(type)) return begunAnswer(response, opening);
   return response.readAll().then(
     (body) => {
       if (!looksLikeJsonObject(body)) throw new GatewayError('provider_invalid_response', `The provider answered 2xx with a body that is not a JSON object${compressedBy(response.headers)}.`);

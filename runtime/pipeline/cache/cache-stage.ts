@@ -25,6 +25,7 @@ import { splitRequest } from './request-text.ts';
 import { storing } from './storing-response.ts';
 import { carriesError } from './answer-error.ts';
 import { keepAgain } from '../turn-memory/kept-thinking-memory.ts';
+import { isEventStreamType } from '../../core/event-stream-type.ts';
 
 const CACHED_ENDPOINTS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
 
@@ -117,7 +118,7 @@ function cachedRoute(node: PlanNode, cachePlan: CachePlan, plan: RoutePlan, serv
     const tags: CacheTags = { organisation: x.caller?.organisationId ?? '', namespace: x.options.cacheNamespace, configId };
     const keep = (body: Buffer): void => {
       const content = contentHeaders(response);
-      const stream = content['content-type']?.startsWith('text/event-stream') === true;
+      const stream = isEventStreamType(content['content-type']);
       if (carriesError(body, stream)) return;
       const storedAt = now();
       const answer: CachedAnswer = { status: response.status, headers: content, body, storedAt, leafPath: outcome.leafPath, provider: outcome.provider };

@@ -34,6 +34,7 @@ import { poolSettings } from '../../upstream/pools.ts';
 import { kept } from '../../core/memo.ts';
 import { isJsonObject } from '../../core/json-object.ts';
 import { putBackReasoning, rememberRewritten, sentBack } from './reasoning/put-back.ts';
+import { isEventStreamType } from '../../core/event-stream-type.ts';
 
 /** Endpoints whose answers after-request hooks judge: the ones with text. */
 const JUDGED_ANSWERS: ReadonlySet<EndpointKind> = new Set(['chat', 'completions', 'embeddings']);
@@ -118,7 +119,7 @@ export const attemptHookStage: Stage = {
         return judgeHeld(x, run, outcome, response, waited, later, (bytes) => ownAnswer(dialect, framing, bytes), remember);
       }
       if (!judgesAnswer(x)) return outcome;
-      const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+      const stream = isEventStreamType(contentType);
       if (stream && !hold) return { ...outcome, response: judgedAtEnd(x, run, response, after, (bytes) => gatewayAnswer(x, response, bytes, true)) };
       return judgeHeld(x, run, outcome, response, waited, later, (bytes) => gatewayAnswer(x, response, bytes, stream));
     };

@@ -12,6 +12,7 @@ import { answerText, NO_OTHER_TEXTS, otherAnswerTexts, requestText, rewriteAnswe
 import { CORRUPT_STREAM, holdOwnStream, type OwnFraming } from './own-text/own-held-stream.ts';
 import { OWN_ANSWER_BODY, OWN_REQUEST_BODY } from './own-text/own-texts.ts';
 import type { PhaseBody } from './run-hooks.ts';
+import { isEventStreamType } from '../../core/event-stream-type.ts';
 
 const REQUEST_BODY: Record<string, PhaseBody> = {};
 export const ANSWER_BODY: Record<string, PhaseBody> = {};
@@ -94,7 +95,7 @@ export function textlessAnswer(bytes: Buffer): ReadAnswer {
 /** How a family's own answer is framed: a stream's framing, or null for a JSON answer. */
 export function ownFraming(x: Exchange, contentType: unknown): OwnFraming | null {
   if (typeof contentType !== 'string') return null;
-  if (contentType.startsWith('text/event-stream')) return 'sse';
+  if (isEventStreamType(contentType)) return 'sse';
   if (EVENT_STREAM_TYPE.test(contentType)) return 'event-stream';
   return streamsJsonArray(x) ? 'array' : null;
 }

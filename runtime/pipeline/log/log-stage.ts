@@ -20,6 +20,7 @@ import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts
 import { redactBody } from '../../telemetry/redact.ts';
 import { CACHE_STATUS, isCacheHit, recordedModel } from '../../core/request-record.ts';
 import { meteredPassThrough, pathModel } from '../metered-pass-through.ts';
+import { isEventStreamType } from '../../core/event-stream-type.ts';
 
 const METERED = new Set(['chat', 'completions', 'embeddings']);
 /** Operations metered although their endpoint is the pass-through: a Responses API call forwarded to the provider. */
@@ -65,7 +66,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   const response = outcome.response;
   if (response === null) return outcome;
   const contentType = response.headers['content-type'];
-  const stream = typeof contentType === 'string' && contentType.startsWith('text/event-stream');
+  const stream = isEventStreamType(contentType);
   const provider = outcome.provider;
   // A family's own chat call through the pass-through is metered like a chat, its usage read in its own dialect.
   const dialect = meteredPassThrough(x, provider) ?? 'vendor';
