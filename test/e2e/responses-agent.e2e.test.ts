@@ -2,9 +2,13 @@
 // that has no Responses API: its turn, as such agents send it (instructions, earlier tool calls and
 // their outputs, a screenshot a tool took, a PDF the user attached, function tools, effort with a
 // summary, store false, encrypted reasoning asked for, a prompt cache key, streamed), goes to Claude
-// as the messages API's own request, and the answer streams back as Responses events.
+// as the messages API's own request, and the answer streams back as Responses events. And a streamed
+// call on each translated family (the messages API, converse, Gemini): deltas, and the usage its
+// provider reported.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
 import { type JobsGateway, MESSAGES_MOCK_KEY, startJobsGateway } from '../jobs/harness.ts';
+import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = `data:application/pdf;base64,${Buffer.from('%PDF-1.4 a report').toString('base64')}`;
@@ -80,5 +84,30 @@ describe('a coding agent on the Responses API, through a model without one', () 
     expect(JSON.stringify(last[0]!.content)).toContain('the page:');
     expect(last.at(-1)).toMatchObject({ source: { type: 'base64', media_type: 'image/png' } });
     expect(sent.tools).toHaveLength(2);
+  });
+});
+
+describe('a streamed Responses call on each translated family', () => {
+  let families: TranslatedFamilies;
+  const KEY = 'gw-responses-families';
+
+  beforeAll(async () => {
+    families = await serveTranslatedFamilies('responses-families', KEY, (targets) => ({ claude: targets.anthropic, converse: targets.cloudc, gemini: targets.cloudb }));
+  });
+  afterAll(() => families?.close());
+
+  const MODELS = { claude: 'claude-sonnet-4-6', converse: 'us.anthropic.claude-sonnet-4-6', gemini: 'gemini-2.5-flash' } as const;
+
+  it.each(Object.keys(MODELS) as Array<keyof typeof MODELS>)('%s: text deltas as they come, the usage the provider reported', async (config) => {
+    const client = new OpenAI({ baseURL: `${families.served.gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': KEY, 'x-gateway-config': config } });
+    const stream = client.responses.stream({ model: MODELS[config], input: 'tell me about the sea', store: false });
+    let deltas = 0;
+    for await (const event of stream) if (event.type === 'response.output_text.delta') deltas++;
+    const final = await stream.finalResponse();
+    expect(final.status).toBe('completed');
+    expect(final.output_text.length).toBeGreaterThan(0);
+    expect(deltas).toBeGreaterThan(0);
+    expect(final.usage?.input_tokens).toBeGreaterThan(0);
+    expect(final.usage?.output_tokens).toBeGreaterThan(0);
   });
 });
