@@ -67,6 +67,7 @@ describe('inputToMessages', () => {
     expect(() => inputToMessages([{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_text', text: 7 }] }])).toThrow(expect.objectContaining({ param: '/input/0/output/0/text' }));
     expect(() => inputToMessages([{ type: 'function_call', call_id: ['c'], name: 'f', arguments: '{}' }])).toThrow(expect.objectContaining({ param: '/input/0/call_id' }));
     expect(() => inputToMessages([{ type: 'function_call', call_id: 'c', name: 'f', arguments: { x: 1 } }])).toThrow(expect.objectContaining({ param: '/input/0/arguments' }));
+    expect(() => inputToMessages([{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: 'crm' }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/input/0/namespace' }));
     expect(() => inputToMessages([{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter' }));
     // A chat message of another role is its text: the image would be dropped.
     expect(() => inputToMessages([{ role: 'developer', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: 'https://x/img.png' }] }, { role: 'user', content: 'hi' }]))

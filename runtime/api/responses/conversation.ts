@@ -39,6 +39,8 @@ export function inputToMessages(input: unknown): ChatMessage[] {
         return;
       }
       case 'function_call': {
+        // A call to a tool of a namespace: the chat's tools have none (a namespace tool is refused), so its name alone would name another tool.
+        if (item.namespace !== undefined && item.namespace !== null) throw unsupported('Function calls in a namespace are not supported.', `${param}/namespace`);
         const call = { id: stringOf(item.call_id, `${param}/call_id`), type: 'function', function: { name: stringOf(item.name, `${param}/name`), arguments: stringOf(item.arguments, `${param}/arguments`) } };
         const last = messages[messages.length - 1];
         // Consecutive calls are one assistant turn with several tool calls.
