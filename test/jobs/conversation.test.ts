@@ -80,6 +80,7 @@ describe('tools and formats', () => {
     expect(toolsToChat([{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: true, description: null }])).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }]);
     expect(toolsToChat([])).toBeUndefined();
     expect(() => toolsToChat([{ type: 'function', name: 'f' }, { type: 'web_search' }])).toThrow(expect.objectContaining({ param: '/tools/1/type' }));
+    expect(() => toolsToChat([{ type: 'function', name: 'f', defer_loading: true }])).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: '/tools/0/defer_loading' }));
     expect(toolChoiceToChat('auto')).toBe('auto');
     expect(toolChoiceToChat({ type: 'function', name: 'f' })).toEqual({ type: 'function', function: { name: 'f' } });
     expect(formatToChat({ format: { type: 'text' } })).toBeUndefined();

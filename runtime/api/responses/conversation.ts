@@ -138,12 +138,18 @@ function contentOf(content: unknown, role: string, param: string): unknown {
   return parts;
 }
 
+const FUNCTION_TOOL_MEMBERS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'parameters', 'strict']);
+
 /** Responses `tools` as chat tools: function tools only. */
 export function toolsToChat(tools: unknown[] | undefined): unknown[] | undefined {
   if (tools === undefined || tools.length === 0) return undefined;
   return tools.map((raw, i) => {
     const tool = raw as Record<string, unknown>;
     if (tool.type !== 'function') throw unsupported(`Tools of type "${String(tool.type)}" are not supported.`, `/tools/${i}/type`);
+    // A member the chat's function has no place for (a deferred tool's `defer_loading`) would be dropped unseen.
+    for (const key of Object.keys(tool)) {
+      if (!FUNCTION_TOOL_MEMBERS.has(key) && tool[key] !== null && tool[key] !== undefined) throw unsupported(`A function tool's "${key}" is not supported (name, description, parameters and strict are).`, `/tools/${i}/${key}`);
+    }
     const fn: Record<string, unknown> = { name: tool.name };
     if (typeof tool.description === 'string') fn.description = tool.description;
     if (tool.parameters !== undefined && tool.parameters !== null) fn.parameters = tool.parameters;
