@@ -2,7 +2,7 @@
 // answer becomes items in order (an assistant turn its text and then its tool calls), IDs unique and
 // the same on every call, and Responses input mapped to chat messages comes back as the items it was.
 import { fc, test } from '@fast-check/vitest';
-import { expect } from 'vitest';
+import { expect, test as plain } from 'vitest';
 import { inputToMessages, type ChatMessage } from '../../runtime/api/responses/conversation.ts';
 import { inputItemsOf } from '../../runtime/api/responses/input-items.ts';
 
@@ -34,3 +34,10 @@ test.prop([fc.array(fc.record({ role: fc.constantFrom('user', 'system', 'assista
     expect(items.map((item) => [item.role, (item.content as Array<{ text: string }>)[0]!.text])).toEqual(input.map((m) => [m.role, m.content]));
   },
 );
+
+plain('a stored message\'s image and file parts list back as the input parts they came from', () => {
+  const pdf = 'data:application/pdf;base64,JVBERi0xLjQ=';
+  const input = [{ role: 'user', content: [{ type: 'input_text', text: 'read' }, { type: 'input_image', image_url: 'https://x/a.png', detail: 'low' }, { type: 'input_file', file_data: pdf, filename: 'a.pdf' }, { type: 'input_file', file_id: 'file-1' }] }];
+  const items = inputItemsOf('resp_gwx', [...inputToMessages(input), { role: 'assistant', content: 'ok' }]);
+  expect(items.map((item) => item.content)).toEqual([input[0]!.content]);
+});
