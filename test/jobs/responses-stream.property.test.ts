@@ -124,3 +124,32 @@ describe('streamed and plain emulated responses', () => {
     },
   );
 });
+
+describe('a chat stream of any shape', () => {
+  const frame = fc.oneof(
+    fc.jsonValue().map((value) => `data: ${JSON.stringify(value)}\n\n`),
+    fc.record({ choices: fc.array(fc.oneof(fc.constant(null), fc.record({ delta: fc.oneof(fc.constant(null), fc.dictionary(fc.constantFrom('content', 'refusal', 'reasoning_content', 'reasoning', 'tool_calls'), fc.jsonValue())), finish_reason: fc.jsonValue() }, { requiredKeys: [] })), { maxLength: 2 }), usage: fc.jsonValue(), model: fc.jsonValue() }, { requiredKeys: [] }).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`),
+    fc.record({ tool_calls: fc.array(fc.record({ index: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.jsonValue()), id: fc.jsonValue(), function: fc.oneof(fc.jsonValue(), fc.record({ name: fc.jsonValue(), arguments: fc.jsonValue() })) }, { requiredKeys: [] }), { maxLength: 3 }) }).map((delta) => `data: ${JSON.stringify({ choices: [{ delta }] })}\n\n`),
+    fc.constantFrom('data: [DONE]\n\n', 'event: error\ndata: {"error":{"message":"boom"}}\n\n', ': keep-alive\n\n', 'data: {"error":null}\n\n', 'data: not json\n\n'),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+  );
+
+  test.prop([fc.array(frame, { maxLength: 12 }), fc.boolean(), fc.option(fc.string(), { nil: null })], { numRuns: 300 })(
+    'never throws: it finishes, or fails with a code and message, and its events are numbered from 0',
+    (frames, summarize, broken) => {
+      const events = new ResponseEventFrames({ obfuscation: false });
+      const builder = new OutputBuilder(summarize, events.emit);
+      const reader = new ChatStreamReader(builder, () => events.take());
+      let sent = '';
+      for (const text of frames) sent += reader.push(Buffer.from(text));
+      const failure = reader.end(broken);
+      if (failure === null) expect(reader.done).toBe(true);
+      else expect(failure).toEqual({ code: expect.any(String), message: expect.any(String) });
+      const result = builder.end();
+      sent += events.take();
+      expect(result.output.length).toBeGreaterThan(0);
+      const parsed = sent.split('\n\n').filter((f) => f !== '').map((f) => JSON.parse(f.slice(f.indexOf('\ndata: ') + 7)) as { sequence_number: number });
+      expect(parsed.map((e) => e.sequence_number)).toEqual(parsed.map((_, i) => i));
+    },
+  );
+});

@@ -52,9 +52,9 @@ export class ChatStreamReader {
     return this.#take();
   }
 
-  /** The chat stream's bytes ended (or broke off: `broken` says how); the failure, if it did not finish. */
+  /** The chat stream's bytes ended (or broke off: `broken` says how, and what was left unread is not read); the failure, if it did not finish. */
   end(broken: string | null = null): StreamFailure | null {
-    if (!this.#done && this.#failure === null) {
+    if (!this.#done && this.#failure === null && broken === null) {
       for (const event of this.#parser.end()) this.#event(event.event, event.data);
     }
     if (!this.#done && this.#failure === null) this.#failure = { code: 'upstream_stream_broken', message: `The provider stream broke: ${broken ?? 'it ended before [DONE]'}.` };
