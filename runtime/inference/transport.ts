@@ -179,7 +179,9 @@ export class InferenceTransport {
         const chat = messages === null ? null : chatOfMessagesCall(adapter, call, messages, body);
         if (chat !== null) {
           Object.assign(call, { endpoint: 'chat', path: '/chat/completions', body: chat, rawBody: Buffer.from(JSON.stringify(chat)) });
-          asMessages = chat.stream === true;
+          // A count is answered by the adapter in the messages API's shape; a create call's answer is read back as that API's.
+          if (messages === 'count') call.countTokens = true;
+          else asMessages = chat.stream === true;
         }
       }
       // A translation that keeps signed thinking hands it over, and gets back what earlier answers kept.

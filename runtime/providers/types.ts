@@ -36,6 +36,12 @@ export interface ProviderCall {
   keptThinking: ReadonlyMap<string, KeptThinking> | null;
   /** Hears the signed thinking a translated answer carried and its chat shape has no place for; null: nobody keeps it. */
   keepThinking: ((kept: KeptThinking) => void) | null;
+  /**
+   * A chat call that asks only for its input's token count: the messages API's count_tokens sent as
+   * the chat it stands for, to an adapter that counts a chat's tokens (`countsChatTokens`), answered
+   * in that API's shape (`{"input_tokens": …}`).
+   */
+  countTokens?: boolean;
 }
 
 /**
@@ -117,6 +123,12 @@ export interface ProviderAdapter {
    * completion (inference/messages-as-chat-call.ts).
    */
   answersMessages?: true | ((model: string) => boolean);
+  /**
+   * Whether the provider counts a chat's input tokens itself (cloud B's countTokens of the
+   * generateContent body its translation makes): the messages API's count_tokens for a model it
+   * answers as a chat goes to it so (`ProviderCall.countTokens`); without it that count is refused.
+   */
+  countsChatTokens?: boolean;
   /** Where its chat API takes a messages call's `max_tokens` (shared/messages-as-chat.ts); `max_tokens` unless said. */
   messagesLimitField?(call: Pick<ProviderCall, 'options'>): MaxTokensField;
 }

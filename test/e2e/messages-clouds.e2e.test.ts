@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { loggedRecord, messagesClient, textOf } from './messages-client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOUDB_PROJECT, CLOUDB_REGION } from '../mocks/cloudb/index.ts';
+import { promptTokensOf } from '../mocks/cloudb/generate.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { serveTranslatedFamilies, type TranslatedFamilies } from './translated-families.ts';
 
@@ -208,6 +209,33 @@ describe('Gemini 3 through the messages API', () => {
     const second = await client('cloudb-as-named').messages.create({ ...asked, messages: [...asked.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Nothing new' }] }] });
     expect(second.stop_reason).toBe('end_turn');
     expect(textOf(second)).toContain('Nothing new');
+  });
+});
+
+describe('the messages API\'s token count of a model cloud B answers as a chat', () => {
+  it('is the service\'s own countTokens of the generateContent body the translation makes, not metered', async () => {
+    const body = {
+      model: 'gemini-2.5-flash',
+      system: 'You are terse.',
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } }],
+      tool_choice: { type: 'auto' as const },
+      messages: [{ role: 'user' as const, content: 'How many tokens is this question?' }],
+    };
+    const trace = randomUUID();
+    const counted = await client('cloudb-as-named', trace).messages.countTokens(body);
+    const sent = families.cloudb.requests.filter((r) => r.path.endsWith('/models/gemini-2.5-flash:countTokens')).at(-1)!.json as Record<string, any>;
+    expect(sent).toMatchObject({
+      contents: [{ role: 'user', parts: [{ text: 'How many tokens is this question?' }] }],
+      systemInstruction: { parts: [{ text: 'You are terse.' }] },
+      tools: [{ functionDeclarations: [{ name: 'Read', description: 'Reads a file' }] }],
+    });
+    expect(sent).not.toHaveProperty('toolConfig');
+    expect(counted).toEqual({ input_tokens: promptTokensOf(sent) });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: 'cloudb', status: 200, usage: null, cost_usd: null });
+    // Another cloud's chat API counts nothing: still refused, naming the provider.
+    const refused = await client('cloudc-as-named').messages.countTokens({ model: 'amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect((refused as { status?: number }).status).toBe(400);
   });
 });
 

@@ -20,6 +20,7 @@ import { GenerateContentStreamMapper, generateContentStreamOpening } from './str
 import { AccessTokens, serviceAccountOf } from './token.ts';
 import { messagesCallOf } from '../shared/messages-call.ts';
 import { CLAUDE_PUBLISHER_MODEL, messagesCountOf, messagesRawPredictOf, messagesRawPredictResponse } from './messages-raw-predict.ts';
+import { countTokensBody, countTokensResponse } from './count-tokens.ts';
 
 const NAME = 'cloudb';
 export const CLOUDB_PROVIDER = NAME;
@@ -41,6 +42,7 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
     streamOpening: generateContentStreamOpening,
     // A Claude model's rawPredict answers it (messages-raw-predict.ts); Gemini's generateContent, as a chat.
     answersMessages: (model) => CLAUDE_PUBLISHER_MODEL.test(model),
+    countsChatTokens: true,
     async prepare(call: ProviderCall): Promise<PreparedCall> {
       if (call.endpoint !== 'passthrough' && !ENDPOINTS.has(call.endpoint)) throw notSupported(NAME, call.endpoint);
       if (call.endpoint !== 'passthrough') refuseClientQuery(NAME, call.path);
@@ -99,6 +101,9 @@ export function cloudbAdapter(options: CloudbOptions = {}): ProviderAdapter {
         };
       }
       const chat = chatRequestOf(call.body);
+      if (call.countTokens === true) {
+        return { url: joinUrl(base, `${modelPath}:countTokens`), method: 'POST', headers: { ...headers, accept: 'application/json' }, body: countTokensBody(toGenerateContentRequest(chat, NAME, call.keptThinking)), response: countTokensResponse(NAME, observe, error) };
+      }
       const streamed = chat.stream === true;
       return {
         url: joinUrl(base, streamed ? `${modelPath}:streamGenerateContent?alt=sse` : `${modelPath}:generateContent`),

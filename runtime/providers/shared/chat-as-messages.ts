@@ -77,11 +77,16 @@ export function messagesMappingOver(chat: ResponseMapping | null, provider: stri
     ...(streamed
       ? { stream: () => new ChatAsMessagesStream(chat?.stream?.() ?? null) }
       : { json: (answer) => messageOfChat(chat?.json === undefined ? answer : chat.json(answer), provider) }),
-    error: (status, body, headers) => {
-      const mapped = chat?.error === undefined ? jsonObjectOf(body) : (chat.error(status, body, headers) as Json | null);
-      const error = mapped?.error as { message?: unknown } | undefined;
-      return messagesError(status, typeof error?.message === 'string' && error.message !== '' ? error.message : `The provider answered ${status}.`);
-    },
+    error: messagesErrorOver(chat?.error),
+  };
+}
+
+/** An error answer in the messages API's shape, its message the one `chatError` (the mapping that makes it the vendor's error) finds; the body's own without one. */
+export function messagesErrorOver(chatError: ResponseMapping['error'] | undefined): NonNullable<ResponseMapping['error']> {
+  return (status, body, headers) => {
+    const mapped = chatError === undefined ? jsonObjectOf(body) : (chatError(status, body, headers) as Json | null);
+    const error = mapped?.error as { message?: unknown } | undefined;
+    return messagesError(status, typeof error?.message === 'string' && error.message !== '' ? error.message : `The provider answered ${status}.`);
   };
 }
 

@@ -158,7 +158,7 @@ interface Candidate {
 }
 
 /** The request's prompt tokens, as the mock counts them: its turns' and system instruction's words, and 3 a turn. */
-function promptTokensOf(body: Json): number {
+export function promptTokensOf(body: Json): number {
   let promptTokens = 0;
   for (const turn of body.contents as Json[]) promptTokens += words(partsText(turn.parts)).length + 3;
   if (Array.isArray(body.systemInstruction?.parts)) promptTokens += words(partsText(body.systemInstruction.parts)).length;
@@ -277,8 +277,13 @@ function imagesOf(body: Json): Json[] {
   });
 }
 
+const COUNT_TOKENS_MEMBERS: ReadonlySet<string> = new Set(['contents', 'systemInstruction', 'tools', 'generationConfig', 'instances', 'model']);
+
 /** `:countTokens`: generateContent's body, answered with its prompt's count and billable characters. */
 export async function countTokens(ctx: MockContext): Promise<void> {
+  // CountTokensRequest has no tool choice or safety settings: the service refuses a member it does not have.
+  const unknown = Object.keys(jsonObject(ctx) ?? {}).find((key) => !COUNT_TOKENS_MEMBERS.has(key));
+  if (unknown !== undefined) return sendCloudbError(ctx, 400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
   const body = await parse(ctx);
   if (body === null) return;
   const characters = (body.contents as Json[]).reduce((n, turn) => n + billableCharacters(partsText(turn.parts)), 0);
