@@ -222,7 +222,8 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     const res = await fetch(`${gateway.url}/v1/responses`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': ADMIN, 'x-gateway-provider': 'ollama', 'x-gateway-custom-host': mock.baseURL, authorization: `Bearer ${VENDOR_MOCK_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'one two three four five', stream: true }),
+      // Twelve words, 200 ms apart: the database is closed well before the stream ends, however slow the machine.
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'one two three four five six seven eight nine ten eleven twelve', stream: true }),
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
@@ -247,7 +248,7 @@ describe('the gateway while its PostgreSQL database does not answer', () => {
     const events = text.split('\n\n').filter((frame) => frame.includes('data: ')).map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as { type: string; code?: string });
     expect(events.map((event) => event.type)).not.toContain('response.completed');
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'store_unavailable' });
-    expect(events.filter((event) => event.type === 'response.output_text.delta')).toHaveLength(6);
+    expect(events.filter((event) => event.type === 'response.output_text.delta')).toHaveLength(13);
   });
 
   it('gives up on a database that accepts connections and never answers, as unavailable', async () => {
