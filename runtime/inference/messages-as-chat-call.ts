@@ -32,6 +32,6 @@ export function chatOfMessagesCall(adapter: ProviderAdapter, call: ProviderCall,
   if (kind === 'count' && adapter.countsChatTokens !== true) {
     throw new GatewayError('endpoint_not_supported', `The provider "${adapter.name}" has no token count for the messages API${model === '' ? '' : ` and the model "${model}"`}: its count_tokens reaches Claude (on the anthropic, cloudb and cloudc providers) and cloud B's other models only.`, 'provider', { provider: adapter.name, endpoint: 'passthrough' });
   }
-  refuseMessagesQuery(call.path, adapter.name, 'chat completions');
+  refuseMessagesQuery(call.path, adapter.name, kind === 'count' ? 'own token count' : 'chat completions');
   return chatOfMessages(body, adapter.messagesLimitField?.(call) ?? 'max_tokens');
 }

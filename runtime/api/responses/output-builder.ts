@@ -66,7 +66,6 @@ export class OutputBuilder {
   #open: OpenText | null = null;
   /** The function calls being streamed, by the chat answer's tool call index. */
   readonly #calls = new Map<number, OpenCall>();
-  #hasMessage = false;
   #text = '';
   #refusal = '';
   #finish: unknown = null;
@@ -102,7 +101,7 @@ export class OutputBuilder {
 
   /** A piece of the tool call at `index`: its id and name come with its first piece, its arguments in pieces. */
   toolCall(index: number, id: unknown, name: unknown, args: unknown): void {
-    if (this.#open !== null) this.#closeText();
+    this.#closeText();
     let call = this.#calls.get(index);
     if (call === undefined) {
       const item: Item = { id: this.#ids('fc'), type: 'function_call', call_id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '', arguments: '', status: 'in_progress' };
@@ -136,7 +135,7 @@ export class OutputBuilder {
   end(): EmulatedOutput {
     this.#closeText();
     this.#closeCalls();
-    if (!this.#hasMessage && !this.#output.some((item) => item.type === 'function_call')) {
+    if (!this.#output.some((item) => item.type === 'message' || item.type === 'function_call')) {
       // Its text part, empty, as the API's empty answer has it.
       this.#openPart(this.#openMessage(), 'output_text');
       this.#closeText();
@@ -150,7 +149,6 @@ export class OutputBuilder {
   }
 
   #openMessage(): OpenText {
-    this.#hasMessage = true;
     return this.#openText('message', () => ({ id: this.#ids('msg'), type: 'message', role: 'assistant', status: 'in_progress', content: [] }));
   }
 

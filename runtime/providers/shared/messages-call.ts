@@ -64,7 +64,7 @@ export function refuseMessagesQuery(path: string, provider: string, operation: s
   const query = CALL_PATH.exec(path)?.[2];
   if (query === undefined || query === '' || query === 'beta=true') return;
   const name = new URLSearchParams(query).keys().next().value ?? '';
-  throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers the messages API's create call through its ${operation}, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
+  throw new GatewayError('unsupported_parameter', `The provider "${provider}" answers this call of the messages API through its ${operation}, whose URL the gateway makes: the query parameter "${name}" cannot be sent to it.`, name);
 }
 
 /** The messages API's error body for a status, by the types it documents. */
