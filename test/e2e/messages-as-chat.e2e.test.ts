@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { inputTokensOf } from '../mocks/vendor/input-tokens.ts';
 import { startCloudaMock, CLOUDA_MOCK_KEY } from '../mocks/clouda/index.ts';
 import { serveConfigs, type ServedConfigs } from './serve-in-process.ts';
 
@@ -243,8 +244,71 @@ describe('the messages API answered as a chat completion', () => {
       expect(response.status, pointer).toBe(400);
       expect(((await response.json()) as any).error, pointer).toMatchObject({ code: 'unsupported_parameter', param: pointer });
     }
-    const count = await client('gpt').messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
-    expect((count as { status?: number }).status).toBe(400);
     expect(chats().length).toBe(before);
+  });
+});
+
+describe('the messages API\'s token count of a model the vendor answers as a chat', () => {
+  const counts = () => vendor.requests.filter((r) => r.path === '/v1/responses/input_tokens');
+
+  it('is the vendor\'s own count of the chat\'s input, asked of its Responses API, not metered', async () => {
+    const png = Buffer.from('PNG screenshot').toString('base64');
+    // A coding agent's count between turns: its system prompt, tools, thinking, an earlier tool call and its result with a screenshot.
+    const body = {
+      model: 'claude-sonnet-4-5',
+      system: [{ type: 'text' as const, text: 'You are a coding agent.', cache_control: { type: 'ephemeral' as const } }],
+      thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      tools: [{ name: 'Read', description: 'Reads a file from disk', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } }, required: ['path'] } }],
+      tool_choice: { type: 'auto' as const, disable_parallel_tool_use: true },
+      messages: [
+        { role: 'user' as const, content: 'What does shot.png show?' },
+        { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Reading it.' }, { type: 'tool_use' as const, id: 'toolu_1', name: 'Read', input: { path: 'shot.png' } }] },
+        { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_1', content: [{ type: 'text' as const, text: 'A cat' }, { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: png } }] }, { type: 'text' as const, text: 'And now?' }] },
+      ],
+    };
+    const trace = randomUUID();
+    const counted = await client('gpt', trace).messages.countTokens(body);
+    const sent = counts().at(-1)!.json as Record<string, unknown>;
+    expect(sent).toEqual({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'What does shot.png show?' },
+        { role: 'assistant', content: 'Reading it.' },
+        { type: 'function_call', call_id: 'toolu_1', name: 'Read', arguments: '{"path":"shot.png"}' },
+        { type: 'function_call_output', call_id: 'toolu_1', output: 'A cat' },
+        { role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${png}`, detail: 'auto' }, { type: 'input_text', text: 'And now?' }] },
+      ],
+      tools: [{ type: 'function', name: 'Read', description: 'Reads a file from disk', parameters: body.tools[0]!.input_schema, strict: false }],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+      reasoning: { effort: 'low' },
+    });
+    expect(counted).toEqual({ input_tokens: inputTokensOf(sent) });
+    const record = await logged(trace);
+    expect(record).toMatchObject({ provider: 'vendor', status: 200, usage: null, cost_usd: null });
+  });
+
+  it('counts the input of a structured answer with its schema, as the chat would send it', async () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+    await client('gpt').messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], output_config: { format: { type: 'json_schema', schema } } } as never);
+    expect(counts().at(-1)!.json).toMatchObject({ text: { format: { type: 'json_schema', name: 'output', schema, strict: true } } });
+  });
+
+  it('gives the vendor\'s refusal back in the messages API\'s shape', async () => {
+    vendor.script({ path: '/v1/responses/input_tokens', status: 429 });
+    const error = await client('gpt').messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((error as { error?: unknown }).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+
+  it('stays refused on a server of the vendor\'s chat API that counts nothing, naming the provider', async () => {
+    const before = counts().length;
+    for (const config of ['vllm', 'clouda']) {
+      const refused = await client(config).messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
+      expect((refused as { status?: number }).status, config).toBe(400);
+      expect(JSON.stringify((refused as { error?: unknown }).error), config).toContain('has no token count');
+    }
+    expect(counts().length).toBe(before);
   });
 });

@@ -142,6 +142,20 @@ describe('vendor mock through the official SDK', () => {
     expect(done).toBe(deltas);
   });
 
+  it('counts a Responses input through the SDK, and refuses what the count takes no part in', async () => {
+    const counted = await sdk.responses.inputTokens.count({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: 'two words' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'one' }],
+      tools: [{ type: 'function', name: 'f', description: 'Does it', parameters: {}, strict: false }],
+    });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 5 + 4 + 4 + 5 });
+    for (const [extra, param] of [[{ max_output_tokens: 5 }, 'max_output_tokens'], [{ input: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }, 'input[0].content[0].type'], [{ tools: [{ type: 'function', name: 'f', parameters: {}, defer_loading: true }] }, 'tools[0].defer_loading']] as const) {
+      const refused = await sdk.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'Hi', ...extra } as never).catch((e: unknown) => e);
+      expect(refused, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as { param?: unknown }).param).toBe(param);
+    }
+  });
+
   it('generates images', async () => {
     const result = await sdk.images.generate({ model: 'vendor-image-1', prompt: 'a cat', response_format: 'b64_json', n: 2 });
     expect(result.data).toHaveLength(2);

@@ -30,21 +30,39 @@ export interface VendorShapedOptions {
   extraHeaders?(call: ProviderCall): Record<string, string>;
   /** Where the chat API takes the answer's token limit, for the messages API's `max_tokens` (messages-as-chat.ts); `max_tokens` unless said. */
   maxTokensField?: MaxTokensField;
+  /**
+   * How it counts a chat's input tokens (`ProviderAdapter.countsChatTokens`): the path it counts on,
+   * the count's body for a chat, and how its answer reads back. Without it, it counts none.
+   */
+  chatTokenCount?: ChatTokenCount;
+}
+
+export interface ChatTokenCount {
+  path: string;
+  body(chat: Record<string, unknown>): Buffer;
+  response(provider: string, error: NonNullable<ResponseMapping['error']>): ResponseMapping;
 }
 
 export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapter {
   const { name, baseUrl, endpoints, keyRequired, asksStreamUsage } = options;
   const bodyCall = vendorBodyCall(name);
+  const count = options.chatTokenCount;
+  const countError = (status: number, body: Buffer): unknown => vendorShapedError(name, status, body);
   return {
     name,
     readsBody: () => false,
     streamOpening: vendorStreamOpening,
     ...(options.maxTokensField === undefined ? {} : { messagesLimitField: () => options.maxTokensField! }),
+    ...(count === undefined ? {} : { countsChatTokens: true }),
     prepare(call: ProviderCall): PreparedCall {
       if (call.endpoint !== 'passthrough' && !endpoints.has(call.endpoint)) throw notSupported(name, call.endpoint);
       const headers: Record<string, string> = options.extraHeaders?.(call) ?? {};
       if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
       else if (keyRequired) throw missingKey(name);
+      if (call.countTokens === true && count !== undefined) {
+        const url = joinUrl(call.customHost ?? baseUrl, count.path);
+        return { url, method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' }, body: count.body(call.body ?? {}), response: count.response(name, countError) };
+      }
       const url = joinUrl(call.customHost ?? baseUrl, call.path);
       return bodyCall(call, url, headers, asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null));
     },

@@ -1,10 +1,11 @@
-// The vendor mock's files, batches, fine-tuning and responses endpoints (registered in routes.ts):
+// The vendor mock's files, batches, fine-tuning and responses endpoints (its input count too) (registered in routes.ts):
 // null when the path is none of theirs.
 import type { MockContext } from './context.ts';
 import { batchById, createBatch, listBatches } from './batches.ts';
 import { createFile, fileById, listFiles } from './files.ts';
 import { createJob, jobById, listJobs } from './fine-tuning.ts';
 import { createResponse, responseById, responseInputItems } from './responses.ts';
+import { countInputTokens } from './input-tokens.ts';
 import { sendVendorError } from './respond.ts';
 
 const BY_ID = /^\/v1\/(files|batches|fine_tuning\/jobs|responses)\/([^/]+)(?:\/([a-z_]+))?$/;
@@ -19,6 +20,7 @@ export function routeJobs(ctx: MockContext): Promise<void> | null {
     case 'POST /v1/fine_tuning/jobs': return createJob(ctx);
     case 'GET /v1/fine_tuning/jobs': return listJobs(ctx);
     case 'POST /v1/responses': return createResponse(ctx);
+    case 'POST /v1/responses/input_tokens': return countInputTokens(ctx);
   }
   const match = BY_ID.exec(path);
   if (match === null) return null;
