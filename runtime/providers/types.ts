@@ -125,8 +125,9 @@ export interface ProviderAdapter {
   answersMessages?: true | ((model: string) => boolean);
   /**
    * Whether the provider counts a chat's input tokens itself (cloud B's countTokens of the
-   * generateContent body its translation makes): the messages API's count_tokens for a model it
-   * answers as a chat goes to it so (`ProviderCall.countTokens`); without it that count is refused.
+   * generateContent body its translation makes, the vendor's Responses API's input count): the
+   * messages API's count_tokens for a model it answers as a chat goes to it so
+   * (`ProviderCall.countTokens`); without it that count is refused.
    */
   countsChatTokens?: boolean;
   /** Where its chat API takes a messages call's `max_tokens` (shared/messages-as-chat.ts); `max_tokens` unless said. */
