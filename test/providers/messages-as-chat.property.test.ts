@@ -9,6 +9,7 @@ import { chatOfMessages } from '../../runtime/providers/shared/messages-as-chat.
 import { ChatAsMessagesStream, messageOfChat } from '../../runtime/providers/shared/chat-as-messages.ts';
 import { cutAt } from '../support/cut.ts';
 import { thrownBy } from './adapter-calls.ts';
+import { hostileMessagesBody } from '../support/hostile-messages-body.ts';
 
 type Json = Record<string, any>;
 
@@ -73,20 +74,7 @@ describe('a messages create call as a chat completion', () => {
     },
   );
 
-  /** A body of the API's frame with any JSON where its values go: a member, a block, a block's member. */
-  const hostileBody = fc.record({
-    top: fc.dictionary(fc.constantFrom('model', 'system', 'max_tokens', 'stream', 'tools', 'tool_choice', 'metadata', 'thinking', 'output_config', 'context_management', 'stop_sequences', 'cache_control'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
-    turns: fc.array(fc.record({
-      role: fc.oneof(fc.constantFrom('user', 'assistant', 'system'), fc.jsonValue({ maxDepth: 1 })),
-      content: fc.oneof(fc.string(), fc.jsonValue({ maxDepth: 2 }), fc.array(fc.oneof(
-        fc.jsonValue({ maxDepth: 2 }),
-        fc.record({ type: fc.constantFrom('text', 'image', 'tool_use', 'tool_result', 'thinking'), text: fc.jsonValue({ maxDepth: 1 }), source: fc.jsonValue({ maxDepth: 2 }), content: fc.jsonValue({ maxDepth: 3 }), id: fc.jsonValue({ maxDepth: 1 }), name: fc.jsonValue({ maxDepth: 1 }), tool_use_id: fc.jsonValue({ maxDepth: 1 }), caller: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: ['type'] }),
-      ), { maxLength: 3 })),
-    }, { requiredKeys: [] }), { maxLength: 3 }),
-  });
-
-  test.prop([hostileBody])('answers any body with a chat or a gateway error naming where, never a crash', ({ top, turns }) => {
-    const body = JSON.parse(JSON.stringify({ model: 'm', messages: turns, ...top })) as Json;
+  test.prop([hostileMessagesBody])('answers any body with a chat or a gateway error naming where, never a crash', (body) => {
     let chat: Json | undefined;
     try {
       chat = chatOfMessages(body, 'max_tokens');

@@ -7,6 +7,8 @@ import { fc, test } from '@fast-check/vitest';
 import { chatOfMessages } from '../../runtime/providers/shared/messages-as-chat.ts';
 import { inputTokensBody } from '../../runtime/providers/vendor/input-tokens.ts';
 import { inputTokensRefusal } from '../mocks/vendor/input-tokens.ts';
+import { hostileMessagesBody } from '../support/hostile-messages-body.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
 
 type Json = Record<string, any>;
 
@@ -70,3 +72,14 @@ test.prop([fc.array(fc.oneof(userTurn, assistantTurn), { minLength: 1, maxLength
     expect((body.tools ?? []).map((tool: Json) => tool.name)).toEqual((chat.tools as Json[] | undefined ?? []).map((tool) => tool.function.name));
   },
 );
+
+test.prop([hostileMessagesBody])('makes a count body the vendor takes of any chat the translation makes of any body, never a crash', (body) => {
+  let chat: Json;
+  try {
+    chat = chatOfMessages(body, 'max_completion_tokens');
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return;
+  }
+  expect(inputTokensRefusal(JSON.parse(inputTokensBody(chat).toString()) as Json)).toBeNull();
+});
