@@ -29,6 +29,8 @@ beforeAll(async () => {
     gpt,
     // A self-hosted server that takes the stream's usage option at a custom_host too, and the older limit field.
     vllm: { provider: 'vllm', api_key: VENDOR_MOCK_KEY, custom_host: vendor.baseURL, override_params: { model: 'gpt-4o-mini' } },
+    // A hosted server of the vendor's chat API that counts no tokens.
+    groq: { provider: 'groq', api_key: VENDOR_MOCK_KEY, custom_host: vendor.baseURL, override_params: { model: 'gpt-4o-mini' } },
     'claude-then-gpt': { strategy: { mode: 'fallback', on_status_codes: [529] }, targets: [{ provider: 'anthropic', api_key: MESSAGES_MOCK_KEY, custom_host: messages.baseURL }, gpt] },
     // Cloud A's resource deployment, picked by the model its alias names.
     clouda: { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai`, deployments: [{ deployment_id: 'chat', alias: 'gpt-4o-mini', api_version: '2024-10-21' }], override_params: { model: 'gpt-4o-mini' } },
@@ -302,9 +304,28 @@ describe('the messages API\'s token count of a model the vendor answers as a cha
     expect((error as { error?: unknown }).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   });
 
+  it('is a vLLM server\'s own tokenization of the chat, which agrees with the usage of the chat it stands for', async () => {
+    const tokenizations = () => vendor.requests.filter((r) => r.path === '/tokenize');
+    const body = {
+      model: 'claude-sonnet-4-5', max_tokens: 64, system: 'Answer in one word.',
+      tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } }],
+      messages: [{ role: 'user' as const, content: 'How many tokens is this question?' }],
+    };
+    const counted = await client('vllm').messages.countTokens(body);
+    const sent = tokenizations().at(-1)!;
+    expect(sent.method).toBe('POST');
+    expect(sent.json).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'system', content: 'Answer in one word.' }, { role: 'user', content: 'How many tokens is this question?' }],
+      tools: [{ type: 'function', function: { name: 'Read', description: 'Reads a file', parameters: body.tools[0]!.input_schema } }],
+    });
+    const answered = await client('vllm').messages.create(body);
+    expect(counted).toEqual({ input_tokens: answered.usage.input_tokens });
+  });
+
   it('stays refused on a server of the vendor\'s chat API that counts nothing, naming the provider', async () => {
     const before = counts().length;
-    for (const config of ['vllm', 'clouda']) {
+    for (const config of ['groq', 'clouda']) {
       const refused = await client(config).messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
       expect((refused as { status?: number }).status, config).toBe(400);
       expect(JSON.stringify((refused as { error?: unknown }).error), config).toContain('has no token count');

@@ -165,8 +165,9 @@ describe('a misbehaving provider', () => {
       // And on another model of a cloud: its own chat translation (generateContent, converse) under the messages API's shapes.
       'messages as gemini': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', cloudb_project_id: 'p', cloudb_region: 'us-central1', custom_host: raw.baseURL, override_params: { model: 'gemini-2.0-flash' } }),
       'messages as converse': JSON.stringify({ provider: 'cloudc', api_key: 'bedrock-api-key-fuzz', cloudc_region: 'us-east-1', custom_host: raw.baseURL, override_params: { model: 'amazon.nova-lite-v1:0' } }),
-      // The messages API's token count of a chat model, counted by its provider: the vendor's Responses input count, cloud B's countTokens.
+      // The messages API's token count of a chat model, counted by its provider: the vendor's Responses input count, a vLLM server's /tokenize, cloud B's countTokens.
       'count as vendor input': JSON.stringify({ ...target(0), custom_host: raw.baseURL }),
+      'count as vllm tokenization': JSON.stringify({ provider: 'vllm', custom_host: raw.baseURL }),
       'count as gemini': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', cloudb_project_id: 'p', cloudb_region: 'us-central1', custom_host: raw.baseURL, override_params: { model: 'gemini-2.0-flash' } }),
     };
     // Each family's own chat call behind output guardrails that read, rewrite and can deny its answers in its own dialect and framing.
@@ -190,7 +191,7 @@ describe('a misbehaving provider', () => {
           // Speech as events, or as audio bytes whose length the log reads (gpt-4o-mini-tts is priced by the minute).
           : route === 'speech' ? await json(PASSED_THROUGH.speech[0], stream ? { ...PASSED_THROUGH.speech[1], stream_format: 'sse' } : PASSED_THROUGH.speech[1])
           : call === 'messages passed through' || call === 'messages on cloudc' || call === 'messages on cloudb' || call === 'messages as chat' || call === 'messages as gemini' || call === 'messages as converse' ? await json('/v1/messages?beta=true', { model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
-          : call === 'count as vendor input' || call === 'count as gemini' ? await e2e.fetch('/v1/messages/count_tokens?beta=true', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: 'hi' }] }) })
+          : call.startsWith('count as ') ? await e2e.fetch('/v1/messages/count_tokens?beta=true', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-0', messages: [{ role: 'user', content: 'hi' }] }) })
           : call === 'rawPredict passed through'
             ? await e2e.fetch(`/v1/projects/p/locations/us-central1/publishers/anthropic/models/claude-3-7-sonnet@20250219:${stream ? 'streamRawPredict' : 'rawPredict'}`, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ anthropic_version: 'vertex-2023-10-16', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true } : {}) }) })
           : call === 'generateContent passed through'

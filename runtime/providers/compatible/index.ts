@@ -1,7 +1,8 @@
 // Providers that speak the vendor's wire format at their own base URL. A `custom_host` with any of
 // these names (or with `vendor`) reaches a self-hosted server of the same kind.
 import type { EndpointKind, ProviderAdapter } from '../types.ts';
-import { vendorShapedAdapter } from '../shared/vendor-shaped.ts';
+import { type ChatTokenCount, vendorShapedAdapter } from '../shared/vendor-shaped.ts';
+import { VLLM_TOKENIZE } from './vllm-tokenize.ts';
 import { PROVIDERS } from '../../../compiler/config/providers.ts';
 
 export interface CompatibleProvider {
@@ -23,6 +24,9 @@ export const COMPATIBLE_PROVIDERS: readonly CompatibleProvider[] = PROVIDERS.fil
   asksStreamUsage: p.asks_stream_usage === true,
 }));
 
+/** The servers among them that count a chat's tokens themselves, and how. */
+const CHAT_TOKEN_COUNTS: Readonly<Record<string, ChatTokenCount>> = { vllm: VLLM_TOKENIZE };
+
 export function compatibleAdapters(): ProviderAdapter[] {
   return COMPATIBLE_PROVIDERS.map((p) => vendorShapedAdapter({
     name: p.name,
@@ -30,5 +34,6 @@ export function compatibleAdapters(): ProviderAdapter[] {
     endpoints: new Set(p.endpoints),
     keyRequired: p.keyRequired,
     asksStreamUsage: p.asksStreamUsage ? 'anyHost' : false,
+    ...(Object.hasOwn(CHAT_TOKEN_COUNTS, p.name) ? { chatTokenCount: CHAT_TOKEN_COUNTS[p.name] } : {}),
   }));
 }

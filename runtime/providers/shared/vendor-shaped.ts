@@ -31,14 +31,15 @@ export interface VendorShapedOptions {
   /** Where the chat API takes the answer's token limit, for the messages API's `max_tokens` (messages-as-chat.ts); `max_tokens` unless said. */
   maxTokensField?: MaxTokensField;
   /**
-   * How it counts a chat's input tokens (`ProviderAdapter.countsChatTokens`): the path it counts on,
-   * the count's body for a chat, and how its answer reads back. Without it, it counts none.
+   * How it counts a chat's input tokens (`ProviderAdapter.countsChatTokens`): where it counts, the
+   * count's body for a chat, and how its answer reads back. Without it, it counts none.
    */
   chatTokenCount?: ChatTokenCount;
 }
 
 export interface ChatTokenCount {
-  path: string;
+  /** Where it counts, from the base URL its chat calls go to (the adapter's, or the custom_host). */
+  url(base: string): string;
   body(chat: Record<string, unknown>): Buffer;
   response(provider: string, error: NonNullable<ResponseMapping['error']>): ResponseMapping;
 }
@@ -60,8 +61,7 @@ export function vendorShapedAdapter(options: VendorShapedOptions): ProviderAdapt
       if (call.apiKey !== null) headers.authorization = `Bearer ${call.apiKey}`;
       else if (keyRequired) throw missingKey(name);
       if (call.countTokens === true && count !== undefined) {
-        const url = joinUrl(call.customHost ?? baseUrl, count.path);
-        return { url, method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' }, body: count.body(call.body ?? {}), response: count.response(name, countError) };
+        return { url: count.url(call.customHost ?? baseUrl), method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' }, body: count.body(call.body ?? {}), response: count.response(name, countError) };
       }
       const url = joinUrl(call.customHost ?? baseUrl, call.path);
       return bodyCall(call, url, headers, asksStreamUsage !== false && (asksStreamUsage === 'anyHost' || call.customHost === null));

@@ -5,7 +5,7 @@ import type { ProviderAdapter, ProviderCall } from '../types.ts';
 import { stringOption } from '../shared/url.ts';
 import { manifestEndpoints, vendorShapedAdapter } from '../shared/vendor-shaped.ts';
 import { providerEntry } from '../../../compiler/config/providers.ts';
-import { INPUT_TOKENS_PATH, inputTokensBody, inputTokensResponse } from './input-tokens.ts';
+import { inputTokensBody, inputTokensResponse, inputTokensUrl } from './input-tokens.ts';
 
 export const VENDOR_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -20,7 +20,7 @@ export function vendorAdapter(baseUrl: string = process.env.GATEWAY_VENDOR_BASE_
     // Its reasoning models take no `max_tokens`; every model takes this.
     maxTokensField: 'max_completion_tokens',
     // Its chat API counts nothing; its Responses API counts the same input.
-    chatTokenCount: { path: INPUT_TOKENS_PATH, body: inputTokensBody, response: inputTokensResponse },
+    chatTokenCount: { url: inputTokensUrl, body: inputTokensBody, response: inputTokensResponse },
     extraHeaders(call: ProviderCall): Record<string, string> {
       const headers: Record<string, string> = {};
       const organization = stringOption(call.options, 'vendor_organization');

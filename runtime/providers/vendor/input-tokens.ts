@@ -9,10 +9,14 @@
 import { GatewayError } from '../../core/errors.ts';
 import { messagesErrorOver } from '../shared/chat-as-messages.ts';
 import type { ResponseMapping } from '../types.ts';
+import { joinUrl } from '../shared/url.ts';
 
 type Json = Record<string, unknown>;
 
-export const INPUT_TOKENS_PATH = '/responses/input_tokens';
+/** The count's URL beside the chat's (`…/v1/responses/input_tokens`). */
+export function inputTokensUrl(base: string): string {
+  return joinUrl(base, '/responses/input_tokens');
+}
 
 /**
  * The count's body for `chat`, a chat completion as messages-as-chat.ts makes one: every shape that

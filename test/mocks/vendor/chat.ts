@@ -61,6 +61,19 @@ function audioTokensOf(content: unknown): number {
   return tokens;
 }
 
+/** The mock's count of a chat's prompt: each message's words and 3, and its input audio's tokens (of them, `audioPromptTokens`). */
+export function promptTokensOfMessages(messages: readonly unknown[]): { promptTokens: number; audioPromptTokens: number } {
+  let promptTokens = 0;
+  let audioPromptTokens = 0;
+  for (const message of messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    const audio = audioTokensOf(content);
+    promptTokens += words(contentText(content)).length + 3 + audio;
+    audioPromptTokens += audio;
+  }
+  return { promptTokens, audioPromptTokens };
+}
+
 /** Checks the body the way the vendor does; answers 400 itself and returns null on a bad one. */
 async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
   const body = jsonObject(ctx);
@@ -98,16 +111,10 @@ async function parseChat(ctx: MockContext): Promise<ChatRequest | null> {
     await badRequest(ctx, "Missing required parameter: 'audio'.", 'audio', 'missing_required_parameter');
     return null;
   }
-  let promptTokens = 0;
-  let audioPromptTokens = 0;
+  const { promptTokens, audioPromptTokens } = promptTokensOfMessages(messages);
   let lastUser = '';
   for (const message of messages) {
-    const content = (message as { content?: unknown } | null)?.content;
-    const text = contentText(content);
-    const audio = audioTokensOf(content);
-    promptTokens += words(text).length + 3 + audio;
-    audioPromptTokens += audio;
-    if ((message as { role?: unknown } | null)?.role === 'user') lastUser = text;
+    if ((message as { role?: unknown } | null)?.role === 'user') lastUser = contentText((message as { content?: unknown }).content);
   }
   const top = optionalCount(body.top_logprobs);
   if (top === 'invalid' || (top !== null && top > 20) || (top !== null && body.logprobs !== true)) {

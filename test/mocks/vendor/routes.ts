@@ -7,6 +7,7 @@ import { listModels, retrieveModel } from './models.ts';
 import { speech, transcription, translation } from './audio.ts';
 import { imageEdits, imageGenerations } from './images.ts';
 import { echo } from './echo.ts';
+import { tokenize } from './tokenize.ts';
 import { routeJobs } from './jobs-routes.ts';
 import { sendVendorError } from './respond.ts';
 
@@ -22,6 +23,8 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/audio/translations': { POST: translation },
   '/v1/images/generations': { POST: imageGenerations },
   '/v1/images/edits': { POST: imageEdits },
+  // A vLLM server's, at its root: the mock stands in for one at a custom_host.
+  '/tokenize': { POST: tokenize },
 };
 
 const MODEL_PATH = /^\/v1\/models\/([^/]+)$/;
