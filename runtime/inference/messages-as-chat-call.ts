@@ -24,14 +24,14 @@ export function messagesCallIn(adapter: ProviderAdapter, endpoint: string, metho
  * The chat completion a messages call to `adapter` stands for, its `body` read (override_params
  * applied); null when the adapter answers it as itself. Its token count is the provider's own count
  * of that chat where it has one (`countsChatTokens`: cloud B's countTokens, the vendor's Responses
- * API's input count); no other provider counts a chat's tokens.
+ * API's input count, a vLLM server's /tokenize); no other provider counts a chat's tokens.
  */
 export function chatOfMessagesCall(adapter: ProviderAdapter, call: ProviderCall, kind: MessagesCall, body: Record<string, unknown> | undefined): Record<string, unknown> | null {
   const model = typeof body?.model === 'string' ? body.model : '';
   const answers = adapter.answersMessages;
   if (answers === true || (answers !== undefined && answers(model))) return null;
   if (kind === 'count' && adapter.countsChatTokens !== true) {
-    throw new GatewayError('endpoint_not_supported', `The provider "${adapter.name}" has no token count for the messages API${model === '' ? '' : ` and the model "${model}"`}: its count_tokens reaches Claude (on the anthropic, cloudb and cloudc providers), the vendor's models and cloud B's other models only.`, 'provider', { provider: adapter.name, endpoint: 'passthrough' });
+    throw new GatewayError('endpoint_not_supported', `The provider "${adapter.name}" has no token count for the messages API${model === '' ? '' : ` and the model "${model}"`}: its count_tokens reaches Claude (on the anthropic, cloudb and cloudc providers), the vendor's models, a vLLM server's and cloud B's other models only.`, 'provider', { provider: adapter.name, endpoint: 'passthrough' });
   }
   refuseMessagesQuery(call.path, adapter.name, kind === 'count' ? 'own token count' : 'chat completions');
   return chatOfMessages(body, adapter.messagesLimitField?.(call) ?? 'max_tokens');

@@ -125,7 +125,8 @@ export interface ProviderAdapter {
   answersMessages?: true | ((model: string) => boolean);
   /**
    * Whether the provider counts a chat's input tokens itself (cloud B's countTokens of the
-   * generateContent body its translation makes, the vendor's Responses API's input count): the
+   * generateContent body its translation makes, the vendor's Responses API's input count, a vLLM
+   * server's /tokenize): the
    * messages API's count_tokens for a model it answers as a chat goes to it so
    * (`ProviderCall.countTokens`); without it that count is refused.
    */
