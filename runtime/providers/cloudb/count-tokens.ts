@@ -3,8 +3,7 @@
 // API's shape (`{"input_tokens": totalTokens}`), its refusals too. The count's body holds what
 // countTokens reads (contents, system instruction, tools, generation config): a tool choice is no
 // member of it (the service refuses unknown members), and changes no count.
-import { GatewayError } from '../../core/errors.ts';
-import { messagesErrorOver } from '../shared/chat-as-messages.ts';
+import { tokenCountAnswer } from '../shared/token-count-answer.ts';
 import type { ResponseMapping } from '../types.ts';
 import type { GenerateContentRequest } from './request.ts';
 
@@ -14,14 +13,5 @@ export function countTokensBody(request: GenerateContentRequest): Buffer {
 }
 
 export function countTokensResponse(provider: string, observe: (status: number) => void, error: NonNullable<ResponseMapping['error']>): ResponseMapping {
-  return {
-    provider,
-    observe,
-    json: (answer) => {
-      const total = (answer as { totalTokens?: unknown } | null)?.totalTokens;
-      if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new GatewayError('provider_invalid_response', "The provider's token count has no totalTokens.", null, { provider });
-      return { input_tokens: total };
-    },
-    error: messagesErrorOver(error),
-  };
+  return tokenCountAnswer(provider, 'totalTokens', error, observe);
 }

@@ -3,8 +3,7 @@
 // completion does and counts them with the model's tokenizer and chat template, the generation
 // prompt included: the prompt tokens that chat would report. The chat's other members shape the
 // answer (its limit, sampling, format, tool choice) and are not sent; `/tokenize` takes none of them.
-import { GatewayError } from '../../core/errors.ts';
-import { messagesErrorOver } from '../shared/chat-as-messages.ts';
+import { tokenCountAnswer } from '../shared/token-count-answer.ts';
 import { joinUrl } from '../shared/url.ts';
 import type { ChatTokenCount } from '../shared/vendor-shaped.ts';
 
@@ -12,13 +11,5 @@ export const VLLM_TOKENIZE: ChatTokenCount = {
   // `http://host:8000/v1` → `http://host:8000/tokenize`; a base without `/v1` is the server's root.
   url: (base) => joinUrl(base.replace(/\/+$/, '').replace(/\/v1$/, ''), '/tokenize'),
   body: (chat) => Buffer.from(JSON.stringify({ model: chat.model, messages: chat.messages, ...(chat.tools === undefined ? {} : { tools: chat.tools }) })),
-  response: (provider, error) => ({
-    provider,
-    json: (answer) => {
-      const counted = (answer as { count?: unknown } | null)?.count;
-      if (typeof counted !== 'number' || !Number.isInteger(counted) || counted < 0) throw new GatewayError('provider_invalid_response', "The provider's tokenization has no count.", null, { provider });
-      return { input_tokens: counted };
-    },
-    error: messagesErrorOver(error),
-  }),
+  response: (provider, error) => tokenCountAnswer(provider, 'count', error),
 };

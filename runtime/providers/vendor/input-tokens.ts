@@ -7,7 +7,7 @@
 // the end user) counts no input token and is no member of the count's body, which the vendor refuses
 // unknown members of. Answered `{"input_tokens": n}`, in the messages API's shape, its errors too.
 import { GatewayError } from '../../core/errors.ts';
-import { messagesErrorOver } from '../shared/chat-as-messages.ts';
+import { tokenCountAnswer } from '../shared/token-count-answer.ts';
 import type { ResponseMapping } from '../types.ts';
 import { joinUrl } from '../shared/url.ts';
 
@@ -85,13 +85,5 @@ function unmapped(what: string): GatewayError {
 
 /** `{"object": "response.input_tokens", "input_tokens": n}` as the messages API's count; errors in that API's shape. */
 export function inputTokensResponse(provider: string, error: NonNullable<ResponseMapping['error']>): ResponseMapping {
-  return {
-    provider,
-    json: (answer) => {
-      const counted = (answer as { input_tokens?: unknown } | null)?.input_tokens;
-      if (typeof counted !== 'number' || !Number.isInteger(counted) || counted < 0) throw new GatewayError('provider_invalid_response', "The provider's token count has no input_tokens.", null, { provider });
-      return { input_tokens: counted };
-    },
-    error: messagesErrorOver(error),
-  };
+  return tokenCountAnswer(provider, 'input_tokens', error);
 }
