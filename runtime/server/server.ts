@@ -177,6 +177,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       record.workspaceId = key.workspaceId;
       record.organisationId = key.organisationId;
     }
+    if (asksForWebSocket(ctx.headers.upgrade)) {
+      throw new GatewayError('endpoint_not_supported', 'WebSocket connections (a realtime API) are not supported: the gateway forwards HTTP requests and their streams, and would send this one without its upgrade.', 'upgrade');
+    }
     ctx.readGatewayHeaders();
     checkDeclaredLength(ctx.req, settings.maxBodyBytes);
     refuseContentEncoding(ctx.req);
@@ -358,6 +361,16 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
       'connection: close\r\n\r\n' +
       body,
   );
+}
+
+/**
+ * A WebSocket handshake (`Upgrade: websocket`, as the realtime APIs take). node:http hands such a
+ * request to 'request' when no 'upgrade' listener is set, and a pass-through would forward it as a
+ * plain GET (`upgrade` is hop-by-hop), so the provider would answer something the client cannot use.
+ * Other upgrades (curl's `h2c`) are ignored, as HTTP lets a server do: the answer is HTTP/1.1.
+ */
+function asksForWebSocket(upgrade: string | undefined): boolean {
+  return upgrade !== undefined && /(?:^|,)\s*websocket\s*(?:,|$)/i.test(upgrade);
 }
 
 /** `.` and `..` segments, plain or percent-encoded (`%2e%2e`). */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { speechBytes } from '../mocks/vendor/index.ts';
 import { boundaryOf as mockBoundaryOf, parseMultipart } from '../mocks/vendor/multipart.ts';
-import { errorOf, GATEWAY_KEY, startE2E, target, type E2E } from './harness.ts';
+import { errorOf, GATEWAY_KEY, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
 
 let e2e: E2E;
 
@@ -146,6 +146,20 @@ describe('other endpoints', () => {
   });
 });
 
+/** A request through node:http, which sends `connection` and `upgrade` as given (fetch refuses them). */
+function rawRequest(path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(e2e.gateway.url);
+    const req = request({ hostname, port, path, method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('pass-through', () => {
   it('routes no path with a "." or ".." segment (plain or percent-encoded): a provider could resolve it above its base path', async () => {
     const before = e2e.mocks[0].requests.length;
@@ -188,6 +202,32 @@ describe('pass-through', () => {
     if (body) expect(upstream.body).toBe(body);
     expect(raw.length).toBe(upstream.responseBytes);
     expect(JSON.parse(raw.toString()).path).toBe('/v1/vector_stores/vs_1/files');
+  });
+
+  it('refuses a WebSocket handshake (a realtime API) instead of forwarding it as a plain GET, and ignores an h2c upgrade', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const handshake = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+    for (const [path, headers] of [
+      ['/v1/realtime?model=gpt-realtime', { ...handshake, 'x-gateway-config': 'single' }],
+      ['/v1/realtime?model=gpt-realtime', { ...handshake, upgrade: 'foo, WebSocket', 'x-gateway-config': 'single' }],
+      ['/v1/models', { ...handshake, 'x-gateway-config': 'single' }],
+    ] as const) {
+      const answer = await rawRequest(path, { 'x-gateway-api-key': GATEWAY_KEY, ...headers });
+      expect(answer.status, path).toBe(400);
+      const error = JSON.parse(answer.body).error;
+      expect(error).toMatchObject({ code: 'endpoint_not_supported', param: 'upgrade' });
+      expect(error.message).toContain('WebSocket');
+      const record = await e2e.recordOf(answer.headers['x-gateway-trace-id'] as string);
+      expect(record.status).toBe(400);
+    }
+    // Authentication comes first.
+    expect((await rawRequest('/v1/realtime?model=gpt-realtime', { ...handshake })).status).toBe(401);
+    expect(e2e.mocks[0].requests.length).toBe(before);
+    // curl --http2 on an http:// URL asks for h2c: the answer is HTTP/1.1, as if it had not asked.
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+    const h2c = await rawRequest('/v1/chat/completions', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'single', connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA', 'content-type': 'application/json', authorization: `Bearer ${VENDOR_MOCK_KEY}` }, body);
+    expect(h2c.status).toBe(200);
+    expect(JSON.parse(h2c.body).object).toBe('chat.completion');
   });
 
   it('passes a provider error status through untouched', async () => {
