@@ -219,6 +219,7 @@ export class InferenceTransport {
       signal,
       timeoutMs: attemptLimitMs(req, plan),
       progress: req.upstreamTry,
+      webSocket: req.options.webSocket !== null,
     });
     const mapping = prepared.response;
     const endpoint: EndpointKind = asMessages === null ? req.endpoint : 'chat';
@@ -249,6 +250,8 @@ export class InferenceTransport {
         if (value !== undefined && !isNeverForwarded(name)) headers[name] = value;
       }
     }
+    // A WebSocket handshake's own headers: the provider answers the client's key.
+    if (req.options.webSocket !== null) Object.assign(headers, req.options.webSocket);
     // The credential and the provider's own headers are the gateway's to set; a forwarded header never replaces them.
     return Object.assign(headers, provider);
   }

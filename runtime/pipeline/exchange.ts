@@ -49,6 +49,11 @@ export interface GatewayOptions extends ParsedGatewayHeaders {
    * (runtime/inference/unread-headers.ts). False on every other request, which pays nothing for it.
    */
   headersJudgedPerCall: boolean;
+  /**
+   * A WebSocket handshake on the pass-through (a realtime API): its `sec-websocket-*` headers, sent to
+   * the provider with the upgrade. Null for any other request.
+   */
+  webSocket: Record<string, string> | null;
 }
 
 /** Who sent the request: the gateway API key's identity (never its secret). */

@@ -7,6 +7,7 @@ import { canonicalProvider } from '../../compiler/config/providers.ts';
 import { headerOptions, type OptionReader } from '../providers/header-options.ts';
 import { GatewayError } from '../core/errors.ts';
 import { hasKeys } from '../core/has-keys.ts';
+import { webSocketHandshake } from '../core/web-socket.ts';
 import type { GatewayOptions, ParsedGatewayHeaders } from './exchange.ts';
 
 /** Client headers every upstream call may carry, whatever the config says. */
@@ -66,6 +67,7 @@ export function gatewayOptions(headers: IncomingHttpHeaders, parsed: ParsedGatew
     checkHeaders: route.checkHeaders.length === 0 ? NO_HEADERS : passedHeaders(headers, route.checkHeaders, NO_NAMES, NO_NAMES),
     // Where every target names its provider, headerOptions and refuseUnreadRouting judged them already.
     headersJudgedPerCall: route.optionReaders === null && (customHost !== null || hasKeys(providerOptions)),
+    webSocket: webSocketHandshake(headers),
   };
 }
 

@@ -38,6 +38,8 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
   /** Fields, not listeners or symbols: one `close` listener serves them (watchClose). */
   watcher: ClientWatcher | null = null;
   drain: DrainState | null = null;
+  /** The response to a WebSocket handshake, on the socket node:http handed over with it (server.ts onUpgrade). */
+  upgraded = false;
   /**
    * A status and headers chosen for an answer whose body is still to come (deferHead), written with
    * its first byte: until then the answer can still become an error (a body that failed first).
@@ -84,6 +86,13 @@ export class GatewayResponse<Request extends IncomingMessage = IncomingMessage> 
 
   #writeDeferredHead(): void {
     this.writeHead(this.#deferredStatus, this.#deferredHeaders!);
+  }
+
+  /** The head alone, now: a deferred one included (a 101, which has no body to bring it). */
+  override flushHeaders(): void {
+    if (this.#deferredHeaders !== null) this.#writeDeferredHead();
+    if (this.firstByteAt === 0) this.firstByteAt = performance.now();
+    super.flushHeaders();
   }
 
   // write and end keep node:http's signatures; they only note the first byte and feed the tap. The

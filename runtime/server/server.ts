@@ -18,6 +18,7 @@ import type { ValidatorRegistry } from '../core/validate.ts';
 import { StoreUnavailableError, UnstorableTextError } from '../store/sql/sql-database.ts';
 import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
 import { envInteger } from '../core/env-integer.ts';
+import { asksForWebSocket } from '../core/web-socket.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -100,6 +101,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { keyRing, logger } = options;
   let ready = false;
   let closing: Promise<void> | null = null;
+  /** The sockets of WebSocket handshakes and sessions (onUpgrade): a stop cuts them at its deadline. */
+  const tunnels = new Set<Socket>();
   // Every response checks it as it writes its head, so a drain closes each connection after its response.
   const onRecord = options.onRecord ?? null;
   const tracing = options.tracing ?? null;
@@ -151,6 +154,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
     maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+    // A handshake with a body is not one: it goes the usual way and dispatch refuses it (nothing would end its body's read).
+    shouldUpgradeCallback: (req) => req.method === 'GET' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined && asksForWebSocket(req.headers.upgrade),
     // Node checks the two timeouts above only this often (30 s by default), which would double them.
     connectionsCheckingInterval: Math.max(50, Math.min(5000, Math.floor(timeouts.headersMs / 4))),
   });
@@ -177,8 +182,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       record.workspaceId = key.workspaceId;
       record.organisationId = key.organisationId;
     }
-    if (asksForWebSocket(ctx.headers.upgrade)) {
-      throw new GatewayError('endpoint_not_supported', 'WebSocket connections (a realtime API) are not supported: the gateway forwards HTTP requests and their streams, and would send this one without its upgrade.', 'upgrade');
+    // A handshake came through 'upgrade' (a GET, onUpgrade) and only the pass-through carries it on.
+    if (asksForWebSocket(ctx.headers.upgrade) && (!ctx.res.upgraded || route.handler !== 'inference.passthrough')) {
+      throw new GatewayError('endpoint_not_supported', 'A WebSocket connection is carried to a provider\'s own path through the pass-through (a realtime API: GET /v1/realtime), not to an endpoint of the gateway, and its handshake is a GET without a body.', 'upgrade');
     }
     ctx.readGatewayHeaders();
     checkDeclaredLength(ctx.req, settings.maxBodyBytes);
@@ -253,7 +259,39 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   }
 
+  /**
+   * WebSocket handshakes (GETs asking for it, shouldUpgradeCallback) arrive here with their socket
+   * out of node:http's hands. They take the same path as any request, with a response written to
+   * that socket: a refusal or a provider's non-101 answer ends the connection after it, and a 101
+   * (runtime/upstream/tunnel.ts) keeps it until the session ends.
+   */
+  function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    socket.on('error', ignoreError);
+    if (drain.draining) {
+      socket.destroy();
+      return;
+    }
+    let res: GatewayResponse;
+    try {
+      res = new GatewayResponse(req);
+      res.upgraded = true;
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+    } catch (err) {
+      logger.error('request_setup_failed', { error: describeError(err) });
+      socket.destroy();
+      return;
+    }
+    res.once('finish', () => socket.end());
+    // Frames the client sent right behind its handshake are the session's first bytes.
+    if (head.length > 0) socket.unshift(head);
+    tunnels.add(socket);
+    socket.once('close', () => tunnels.delete(socket));
+    onRequest(req, res);
+  }
+
   server.on('request', onRequest);
+  server.on('upgrade', onUpgrade);
   server.on('clientError', onClientError);
   // CONNECT never reaches 'request'; unanswered, node:http would just drop the socket.
   server.on('connect', onConnect);
@@ -291,7 +329,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
         // In-flight requests answer with `connection: close`; idle sockets go as soon as they are idle.
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
-        const cut = setTimeout(() => server.closeAllConnections(), timeouts.drainMs);
+        const cut = setTimeout(() => {
+          server.closeAllConnections();
+          // node:http does not count a WebSocket's socket as one of its connections, but its close waits for it.
+          for (const socket of tunnels) socket.destroy();
+        }, timeouts.drainMs);
         server.close(() => {
           clearInterval(sweep);
           clearTimeout(cut);
@@ -309,6 +351,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+function ignoreError(): void {}
 
 function traceparentOf(req: IncomingMessage): string | undefined {
   const value = req.headers.traceparent;
@@ -361,16 +405,6 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
       'connection: close\r\n\r\n' +
       body,
   );
-}
-
-/**
- * A WebSocket handshake (`Upgrade: websocket`, as the realtime APIs take). node:http hands such a
- * request to 'request' when no 'upgrade' listener is set, and a pass-through would forward it as a
- * plain GET (`upgrade` is hop-by-hop), so the provider would answer something the client cannot use.
- * Other upgrades (curl's `h2c`) are ignored, as HTTP lets a server do: the answer is HTTP/1.1.
- */
-function asksForWebSocket(upgrade: string | undefined): boolean {
-  return upgrade !== undefined && /(?:^|,)\s*websocket\s*(?:,|$)/i.test(upgrade);
 }
 
 /** `.` and `..` segments, plain or percent-encoded (`%2e%2e`). */

@@ -2,6 +2,7 @@
 // paused, so the router can still choose to forward it, read it (transforms, error mapping) or
 // drop it (retry, fallback) before a single body byte moves.
 import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { SendProgress, UpstreamRequest, UpstreamResponse } from './types.ts';
 import {
@@ -12,6 +13,7 @@ import {
   duringBodyError,
 } from './errors.ts';
 import { endInTurn } from './end-in-turn.ts';
+import { WebSocketTunnel } from './tunnel.ts';
 import { requestHeadersForUpstream, responseHeadersForClient } from './hop-by-hop.ts';
 import { poolFor, poolSettings } from './pools.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -53,6 +55,8 @@ export function send(req: UpstreamRequest): Promise<UpstreamResponse> {
     }
     const exchange = new UpstreamExchange(req.signal, { resolve, reject }, req.progress ?? null);
     const options: Dispatcher.DispatchOptions = { path: req.path, method: req.method, headers: requestHeadersForUpstream(req.headers), body: req.body };
+    // undici writes `connection: upgrade` and `upgrade: websocket` itself.
+    if (req.webSocket === true) options.upgrade = 'websocket';
     const limit = req.timeoutMs;
     if (limit !== undefined && limit !== null) {
       options.headersTimeout = limit;
@@ -137,6 +141,18 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     const started = this.#started;
     this.#started = null;
     started?.resolve(this);
+  }
+
+  /** A WebSocket handshake the provider accepted: the connection is the answer, and no attempt limit ends it. */
+  onRequestUpgrade(_controller: DispatchController, _statusCode: number, headers: ResponseHeaders, socket: Duplex): void {
+    this.#answered();
+    this.#detachSignal();
+    this.#phase = 'ended';
+    const started = this.#started;
+    this.#started = null;
+    const tunnel = new WebSocketTunnel(responseHeadersForClient(headers), socket);
+    if (started === null) tunnel.discard();
+    else started.resolve(tunnel);
   }
 
   onResponseData(controller: DispatchController, chunk: Buffer): void {

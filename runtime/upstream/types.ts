@@ -22,6 +22,11 @@ export interface UpstreamRequest {
   timeoutMs?: number | null;
   /** Kept up to date with whether the provider has the request and has not answered yet (see SendProgress). */
   progress?: SendProgress | null;
+  /**
+   * A WebSocket handshake (the headers carry the client's `sec-websocket-*`): a 101 answers with a
+   * WebSocketTunnel (runtime/upstream/tunnel.ts); any other status is an answer like any.
+   */
+  webSocket?: boolean;
 }
 
 /**

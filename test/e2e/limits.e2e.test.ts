@@ -20,6 +20,7 @@ import { startMessagesMock, MESSAGES_MOCK_KEY } from '../mocks/messages/index.ts
 import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from '../mocks/cloudb/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { until } from '../jobs/harness.ts';
+import { webSocketHandshake } from '../support/web-socket-handshake.ts';
 
 const ADMIN = 'gw_limits-e2e-admin-key-0123456789abcdef';
 
@@ -389,6 +390,25 @@ describe('rate and usage limits', () => {
     expect(checkResponse('GET', '/v1/policies/usage-limits/x/usage', 200, usage.body)).not.toBeNull();
     expect(usage.body.data).toHaveLength(1);
     expect(usage.body.data[0]).toMatchObject({ exhausted: true, remaining: 0 });
+  });
+
+  it('a WebSocket session (a realtime API) is counted by a requests policy, and refused where a budget or token limit would have to charge its usage', async () => {
+    await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'metadata.test', value: 'ws-rpm' }], group_by: [{ key: 'api_key' }] });
+    await policy('usage-limits', { type: 'tokens', credit_limit: 1000, conditions: [{ key: 'metadata.test', value: 'ws-budget' }], group_by: [{ key: 'api_key' }] });
+    await policy('rate-limits', { type: 'tokens', unit: 'rpm', value: 1000, conditions: [{ key: 'metadata.test', value: 'ws-tokens' }], group_by: [{ key: 'api_key' }] });
+    const open = (test: string) => webSocketHandshake(gateway.url, '/v1/realtime?model=gpt-realtime', { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': JSON.stringify({ test }) });
+    expect((await open('ws-rpm')).status).toBe(101);
+    const limited = await open('ws-rpm');
+    expect(limited.status).toBe(429);
+    expect(JSON.parse(limited.body).error.code).toBe('rate_limited');
+    const before = mock.requests.length;
+    for (const test of ['ws-budget', 'ws-tokens']) {
+      const refused = await open(test);
+      expect(refused.status, test).toBe(400);
+      expect(JSON.parse(refused.body).error, test).toMatchObject({ code: 'endpoint_not_supported', param: 'upgrade' });
+      expect(JSON.parse(refused.body).error.message, test).toContain('usage');
+    }
+    expect(mock.requests.length).toBe(before);
   });
 
   it('a policy on a target-level key refuses that target only, and fallback answers from the next', async () => {

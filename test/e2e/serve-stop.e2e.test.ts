@@ -70,3 +70,41 @@ it('gives in-flight requests GATEWAY_DRAIN_MS, then cuts them, and still writes 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('cuts an open WebSocket session (a realtime API) at the end of GATEWAY_DRAIN_MS, and writes its record', async () => {
+  const mock = await startVendorMock({ label: 'drain-realtime' });
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-serve-drain-ws-'));
+  let serve: ServeProcess | undefined;
+  try {
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'voice.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
+    const key = 'gw_serve-drain-key-0123456789abcdefghij';
+    serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
+    // undici's WebSocket takes handshake headers beside the protocols.
+    const headers = { 'x-gateway-api-key': key, 'x-gateway-config': 'voice', 'x-gateway-trace-id': 'drained-session' };
+    const socket = new WebSocket(`${serve.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers } as unknown as string[]);
+    const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
+    await new Promise((resolve, reject) => {
+      socket.addEventListener('message', resolve, { once: true });
+      socket.addEventListener('error', reject, { once: true });
+    });
+    const started = Date.now();
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // Cut, not closed with a close frame: 1006.
+    expect((await closed).code).toBe(1006);
+    const store = openStore(join(dir, 'data'));
+    try {
+      const page = await store.requestLogs.list({ traceId: 'drained-session' }, { limit: 10 });
+      expect(page.records).toHaveLength(1);
+      expect(page.records[0]).toMatchObject({ status: 101, routeKind: 'passthrough', provider: 'vendor' });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

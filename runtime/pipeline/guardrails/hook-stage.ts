@@ -53,6 +53,7 @@ export const hookStage: Stage = {
     const before = prepareHooks(hookSpecs(root, 'before'), services.checkTools);
     const strict = strictLeaves(root);
     const fn: StageFn = async (x, next) => {
+      if (x.options.webSocket !== null) return errorOutcome(unjudgedSession(), '', '');
       const run = HookRun.start(x);
       if (before.length > 0 && !(await passesBefore(before, x, run, run.before, run.feedback))) {
         run.deniedIn = 'before';
@@ -341,6 +342,11 @@ function contextOf(x: Exchange, run: HookRun): PhaseContext {
     signal: x.signal,
     budget: run.budget,
   } as PhaseContext;
+}
+
+/** A WebSocket session's frames (a realtime API's events and audio) are no body a check reads: refused, never let through unjudged. */
+function unjudgedSession(): GatewayError {
+  return new GatewayError('endpoint_not_supported', 'This route has hooks or guardrails, and they cannot judge a WebSocket session (its frames are a realtime API\'s events and audio, not a request or an answer body): the connection is refused rather than let through unjudged.', 'upgrade');
 }
 
 function anyHooks(node: PlanNode): boolean {

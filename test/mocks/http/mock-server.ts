@@ -1,10 +1,10 @@
 // The HTTP core every provider mock shares: records each request, lets the family check its
 // credential, applies the scripted step (delay, hang-up, canned body, error status in the family's
 // own error shape), then hands the request to the family's routes.
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { MockContext } from '../vendor/context.ts';
 import { sleep } from '../vendor/context.ts';
 import { ScriptQueue } from '../vendor/script.ts';
@@ -54,9 +54,10 @@ export async function startMockServer(family: MockFamily): Promise<MockServer> {
   const script = new ScriptQueue();
   let ordinal = 0;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `upgraded`: a WebSocket handshake, whose socket node:http handed over (it has no body to read). */
+  async function handle(req: IncomingMessage, res: ServerResponse, upgraded = false): Promise<void> {
     const startedAt = Date.now();
-    const bodyBytes = await readBody(req);
+    const bodyBytes = upgraded ? Buffer.alloc(0) : await readBody(req);
     if (bodyBytes === null) return;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -130,16 +131,32 @@ export async function startMockServer(family: MockFamily): Promise<MockServer> {
     await family.route(ctx);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      // A mock bug must show up as a failed request, never as a crashed test run.
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `${label} mock failed`, type: 'server_error', param: null, code: null } }));
-      } else {
-        res.destroy();
-      }
-    });
+  // A mock bug must show up as a failed request, never as a crashed test run.
+  const fail = (res: ServerResponse) => (): void => {
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `${label} mock failed`, type: 'server_error', param: null, code: null } }));
+    } else {
+      res.destroy();
+    }
+  };
+  const server = createServer({ shouldUpgradeCallback: (req) => req.method === 'GET' && /websocket/i.test(req.headers.upgrade ?? '') }, (req, res) => {
+    handle(req, res).catch(fail(res));
+  });
+  // A WebSocket handshake takes the same path, with a response on its socket: an error answer ends
+  // the connection, and a family's WebSocket endpoint (the vendor's realtime API) writes its 101 itself.
+  /** WebSocket sockets, which node:http's closeAllConnections does not count as its own. */
+  const upgraded = new Set<Socket>();
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => undefined);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => socket.end());
+    if (head.length > 0) socket.unshift(head);
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    handle(req, res, true).catch(fail(res));
   });
   server.listen(family.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
@@ -161,6 +178,7 @@ export async function startMockServer(family: MockFamily): Promise<MockServer> {
       const closed = once(server, 'close');
       server.close();
       server.closeAllConnections();
+      for (const socket of upgraded) socket.destroy();
       await closed;
     },
   };

@@ -8,6 +8,7 @@ import { speech, transcription, translation } from './audio.ts';
 import { imageEdits, imageGenerations } from './images.ts';
 import { echo } from './echo.ts';
 import { tokenize } from './tokenize.ts';
+import { realtime } from './realtime.ts';
 import { routeJobs } from './jobs-routes.ts';
 import { sendVendorError } from './respond.ts';
 
@@ -23,6 +24,7 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/audio/translations': { POST: translation },
   '/v1/images/generations': { POST: imageGenerations },
   '/v1/images/edits': { POST: imageEdits },
+  '/v1/realtime': { GET: realtime },
   // A vLLM server's, at its root: the mock stands in for one at a custom_host.
   '/tokenize': { POST: tokenize },
 };

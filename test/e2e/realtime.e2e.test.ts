@@ -1,0 +1,137 @@
+// A realtime API's WebSocket through the pass-through: the handshake routed like any request (the
+// gateway key, the config's target and credential, retries and fallbacks on a refused handshake), then
+// the session's frames carried both ways unread, and the session logged once it ended. A route whose
+// hooks or guardrails would have to judge the session refuses it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSIONS } from '../mocks/vendor/realtime.ts';
+import { GATEWAY_KEY, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
+import { type HandshakeAnswer, webSocketHandshake } from '../support/web-socket-handshake.ts';
+
+let e2e: E2E;
+
+beforeAll(async () => {
+  e2e = await startE2E({
+    mocks: 2,
+    configs: {
+      single: target(0),
+      fallback: { strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [target(0, { name: 'first' }), target(1, { name: 'second' })] },
+      guarded: { ...target(0), input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
+    },
+  });
+});
+afterAll(() => e2e.close());
+
+/** A WebSocket client of Node's own (undici's), with the gateway's headers on its handshake, and every event it got. */
+interface Client {
+  socket: WebSocket;
+  events: Array<Record<string, unknown>>;
+  /** The first event of this type (already here, or the next to come). */
+  event(type: string): Promise<Record<string, unknown>>;
+  closed: Promise<CloseEvent>;
+}
+
+function connect(config: string, headers: Record<string, string> = {}, path = '/v1/realtime?model=gpt-realtime'): Promise<Client> {
+  const url = `${e2e.gateway.url.replace(/^http/, 'ws')}${path}`;
+  // undici's WebSocket takes handshake headers beside the protocols (a browser's cannot).
+  const socket = new WebSocket(url, { protocols: ['realtime'], headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, ...headers } } as unknown as string[]);
+  const events: Array<Record<string, unknown>> = [];
+  const waiting: Array<{ type: string; resolve: (event: Record<string, unknown>) => void }> = [];
+  socket.addEventListener('message', (message) => {
+    const event = JSON.parse(String(message.data)) as Record<string, unknown>;
+    events.push(event);
+    for (const wait of waiting.filter((w) => w.type === event.type)) {
+      waiting.splice(waiting.indexOf(wait), 1);
+      wait.resolve(event);
+    }
+  });
+  const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
+  return new Promise((resolve, reject) => {
+    socket.addEventListener('open', () => resolve({
+      socket,
+      events,
+      closed,
+      event: (type) => {
+        const seen = events.find((e) => e.type === type);
+        return seen !== undefined ? Promise.resolve(seen) : new Promise((found) => waiting.push({ type, resolve: found }));
+      },
+    }));
+    socket.addEventListener('error', () => reject(new Error('the WebSocket handshake failed')));
+  });
+}
+
+/** A handshake by hand, to the shared gateway. */
+function handshake(path: string, headers: Record<string, string>): Promise<HandshakeAnswer> {
+  return webSocketHandshake(e2e.gateway.url, path, headers);
+}
+
+describe('a realtime session through the pass-through', () => {
+  it('opens at the config\'s target with its credential, carries events both ways, and is logged when it ends', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const traceId = 'realtime-session-1';
+    const client = await connect('single', { 'x-gateway-trace-id': traceId, authorization: 'Bearer not-the-config-key' });
+    expect(client.socket.protocol).toBe('realtime');
+    const created = await client.event('session.created');
+    expect((created.session as { model: string }).model).toBe('gpt-realtime');
+    client.socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', instructions: 'Be brief.' } }));
+    client.socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello' }] } }));
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    const done = await client.event('response.done');
+    expect((done.response as { status: string }).status).toBe('completed');
+    const text = client.events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    expect(text).toBe('Hello from the realtime mock.');
+    // The provider got the handshake on its own path, with the config's key and no extension offered.
+    const upstream = e2e.mocks[0].requests[before];
+    expect(upstream).toMatchObject({ method: 'GET', path: '/v1/realtime', query: 'model=gpt-realtime', status: 101 });
+    expect(upstream.headers.authorization).toBe(`Bearer ${VENDOR_MOCK_KEY}`);
+    expect(upstream.headers['sec-websocket-extensions']).toBeUndefined();
+    expect(upstream.headers['x-gateway-api-key']).toBeUndefined();
+    const session = SESSIONS.get(upstream)!;
+    expect(session.received.map((e) => e.type)).toEqual(['session.update', 'conversation.item.create', 'response.create']);
+    // A record is written when the session ends: the client's close reaches the provider.
+    client.socket.close(1000, 'done');
+    expect((await client.closed).code).toBe(1000);
+    await session.closed;
+    const record = await e2e.recordOf(traceId);
+    expect(record).toMatchObject({ status: 101, provider: 'vendor', targetPath: 'config', routeKind: 'passthrough', errorCode: null });
+    expect(record.latencyMs).toBeGreaterThanOrEqual(record.ttfbMs!);
+  });
+
+  it('answers the handshake with the gateway\'s headers beside the provider\'s accept key', async () => {
+    const answer = await handshake('/v1/realtime?model=gpt-realtime', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'single', 'x-gateway-trace-id': 'realtime-head' });
+    expect(answer.status).toBe(101);
+    expect(answer.headers).toMatchObject({ 'sec-websocket-accept': 's3pPLMBiTxaQ9kYGzzhZRbK+xOo=', 'x-gateway-trace-id': 'realtime-head', 'x-gateway-provider': 'vendor', 'x-mock-instance': 'mock0' });
+    expect(String(answer.headers.connection).toLowerCase()).toBe('upgrade');
+  });
+
+  it('falls back past a target that refuses the handshake, and a provider\'s refusal reaches the client as sent', async () => {
+    e2e.mocks[0].script({ path: '/v1/realtime', status: 503 });
+    const fallen = await handshake('/v1/realtime?model=gpt-realtime', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'fallback', 'x-gateway-trace-id': 'realtime-fallback' });
+    expect(fallen.status).toBe(101);
+    expect(fallen.headers['x-gateway-last-used-option-index']).toBe('config.targets[1]');
+    expect(fallen.headers['x-mock-instance']).toBe('mock1');
+    const missing = await handshake('/v1/realtime', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'single' });
+    expect(missing.status).toBe(400);
+    expect(JSON.parse(missing.body).error).toMatchObject({ param: 'model', code: 'missing_required_parameter' });
+  });
+
+  it('refuses a route with hooks or guardrails (they cannot judge the session), a handshake to the gateway\'s own endpoints, and a keyless one', async () => {
+    const before = e2e.mocks[0].requests.length;
+    for (const [path, config] of [['/v1/realtime?model=gpt-realtime', 'guarded'], ['/v1/models', 'single']] as const) {
+      const refused = await handshake(path, { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config });
+      expect(refused.status, path).toBe(400);
+      expect(JSON.parse(refused.body).error, path).toMatchObject({ code: 'endpoint_not_supported', param: 'upgrade' });
+    }
+    expect((await handshake('/v1/realtime?model=gpt-realtime', { 'x-gateway-config': 'single' })).status).toBe(401);
+    expect(e2e.mocks[0].requests.length).toBe(before);
+  });
+
+  it('closes the provider\'s side when the client goes without a close frame', async () => {
+    const before = e2e.mocks[0].requests.length;
+    const client = await connect('single');
+    await client.event('session.created');
+    const session = SESSIONS.get(e2e.mocks[0].requests[before])!;
+    // Node's WebSocket has no way to cut the TCP connection; a close frame is the nearest, and the provider answers it.
+    client.socket.close();
+    await session.closed;
+  });
+});

@@ -1,0 +1,110 @@
+// The vendor's realtime API over a WebSocket (`GET /v1/realtime?model=…`), as far as the tests drive
+// it: the handshake (a model is required; no extension is agreed), `session.created` first, then an
+// answer to each client event: `session.update` → `session.updated`, `conversation.item.create` →
+// `conversation.item.added`, `response.create` → a short text response ending in `response.done`
+// with its usage, anything else an `error` event. Pings are answered, a close is returned.
+import type { Socket } from 'node:net';
+import type { MockContext } from './context.ts';
+import { vendorId } from './context.ts';
+import { sendVendorError, vendorHeaders } from './respond.ts';
+import { acceptKey, encodeFrame, FrameReader, OPCODE } from '../http/web-socket.ts';
+
+/** What a test can see of one session: the client's events as the mock got them, and its end. */
+interface RealtimeSession {
+  received: Array<Record<string, unknown>>;
+  closed: Promise<void>;
+}
+
+/** The sessions the mocks opened, by their handshake's recorded request (VendorMock.requests). */
+export const SESSIONS = new WeakMap<object, RealtimeSession>();
+
+const ANSWER_TEXT = 'Hello from the realtime mock.';
+
+export async function realtime(ctx: MockContext): Promise<void> {
+  const { req, record } = ctx;
+  const key = req.headers['sec-websocket-key'];
+  if (!/(?:^|,)\s*websocket\s*(?:,|$)/i.test(req.headers.upgrade ?? '') || typeof key !== 'string') {
+    return sendVendorError(ctx, 400, { message: 'The realtime API is reached over a WebSocket: send the upgrade handshake.', code: 'websocket_required' });
+  }
+  const model = new URLSearchParams(record.query).get('model');
+  if (model === null || model === '') return sendVendorError(ctx, 400, { message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
+  const socket = req.socket as Socket;
+  const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const head = [
+    'HTTP/1.1 101 Switching Protocols',
+    'upgrade: websocket',
+    'connection: Upgrade',
+    `sec-websocket-accept: ${acceptKey(key)}`,
+    ...(offered.includes('realtime') ? ['sec-websocket-protocol: realtime'] : []),
+    ...Object.entries(vendorHeaders(ctx)).map(([name, value]) => `${name}: ${value}`),
+  ];
+  record.status = 101;
+  socket.write(`${head.join('\r\n')}\r\n\r\n`);
+  let ended!: () => void;
+  const session: RealtimeSession = { received: [], closed: new Promise((resolve) => (ended = resolve)) };
+  SESSIONS.set(record, session);
+  socket.once('close', () => ended());
+  const send = (event: Record<string, unknown>): void => {
+    if (!socket.destroyed) socket.write(encodeFrame(OPCODE.text, Buffer.from(JSON.stringify({ event_id: vendorId('event_'), ...event }))));
+  };
+  const sessionId = vendorId('sess_');
+  send({ type: 'session.created', session: { type: 'realtime', object: 'realtime.session', id: sessionId, model, output_modalities: ['audio'] } });
+  const reader = new FrameReader();
+  socket.on('data', (chunk: Buffer) => {
+    let messages;
+    try {
+      messages = reader.push(chunk);
+    } catch {
+      // RFC 6455 §7.4.1: 1002, a protocol error.
+      socket.end(encodeFrame(OPCODE.close, Buffer.from([0x03, 0xea])));
+      return;
+    }
+    for (const message of messages) {
+      if (message.opcode === OPCODE.close) {
+        socket.end(encodeFrame(OPCODE.close, message.payload.subarray(0, 2)));
+        return;
+      }
+      if (message.opcode === OPCODE.ping) socket.write(encodeFrame(OPCODE.pong, message.payload));
+      if (message.opcode !== OPCODE.text) continue;
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(message.payload.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_json', message: 'The event is not JSON.', param: null, event_id: null } });
+        continue;
+      }
+      session.received.push(event);
+      answer(event, send, model);
+    }
+  });
+}
+
+function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>) => void, model: string): void {
+  switch (event.type) {
+    case 'session.update':
+      send({ type: 'session.updated', session: { type: 'realtime', object: 'realtime.session', model, ...(event.session as object) } });
+      return;
+    case 'conversation.item.create':
+      send({ type: 'conversation.item.added', previous_item_id: null, item: { id: vendorId('item_'), ...(event.item as object) } });
+      return;
+    case 'response.create': {
+      const id = vendorId('resp_');
+      const item = vendorId('item_');
+      send({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
+      for (const delta of ANSWER_TEXT.split(/(?<= )/)) send({ type: 'response.output_text.delta', response_id: id, item_id: item, output_index: 0, content_index: 0, delta });
+      send({
+        type: 'response.done',
+        response: {
+          id,
+          object: 'realtime.response',
+          status: 'completed',
+          output: [{ id: item, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: ANSWER_TEXT }] }],
+          usage: { total_tokens: 57, input_tokens: 40, output_tokens: 17, input_token_details: { text_tokens: 40, audio_tokens: 0, cached_tokens: 0 }, output_token_details: { text_tokens: 17, audio_tokens: 0 } },
+        },
+      });
+      return;
+    }
+    default:
+      send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: `Invalid value: '${String(event.type)}'.`, param: 'type', event_id: event.event_id ?? null } });
+  }
+}
