@@ -227,11 +227,14 @@ export function streamsJsonArray(x: Exchange): boolean {
   return passThroughDialect(x) === 'generateContent' && STREAM_GENERATE_CONTENT.test(x.upstreamPath);
 }
 
-/** The model a pass-through generateContent, converse, invoke or predict call names in its path; null for any other call. */
+/** The realtime API's session (a WebSocket, runtime/upstream/tunnel.ts) on the model its query names: `/realtime?model=gpt-realtime`. */
+const REALTIME_MODEL = /^\/realtime\?(?:[^#]*&)?model=([^&#]+)/;
+
+/** The model a pass-through generateContent, converse, invoke or predict call names in its path, or a realtime session in its query; null for any other call. */
 export function pathModel(x: Exchange): string | null {
   if (x.endpoint !== 'passthrough') return null;
   const path = x.upstreamPath;
-  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path) ?? PREDICT_PATH.exec(path) ?? RAW_PREDICT_PATH.exec(path);
+  const match = GENERATE_CONTENT_MODEL.exec(path) ?? CONVERSE_PATH.exec(path) ?? INVOKE_PATH.exec(path) ?? PREDICT_PATH.exec(path) ?? RAW_PREDICT_PATH.exec(path) ?? REALTIME_MODEL.exec(path);
   if (match === null) return null;
   try {
     return decodeURIComponent(match[1]);

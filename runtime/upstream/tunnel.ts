@@ -1,11 +1,13 @@
 // A WebSocket connection the provider accepted (its 101), as the answer the router hands on: sent to
 // the client, it writes the 101 with the gateway's headers, then carries the bytes both ways until
 // either side closes, and resolves then. The frames are not read here: the session is the client's
-// and the provider's (a realtime API's events, audio included).
+// and the provider's (a realtime API's events, audio included); a tap on the response is told what
+// the provider sends (the request log reads the session's usage from it).
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ClientClosedError } from './errors.ts';
 import type { UpstreamResponse } from './types.ts';
+import type { TappableResponse } from '../core/body-tap.ts';
 
 /** How long a session one side has ended may wait for the other to end too (its close frame on the way). */
 const HALF_OPEN_GRACE_MS = 1000;
@@ -35,6 +37,10 @@ export class WebSocketTunnel implements UpstreamResponse {
     }
     this.#used = true;
     const upstream = this.#upstream;
+    // What the provider sends is told to the answer's tap (the session's usage is read from its events):
+    // read at each chunk, since the tap is let go when the response closes.
+    const tapped = res as ServerResponse & Partial<TappableResponse>;
+    if (tapped.bodyTap !== undefined && tapped.bodyTap !== null) upstream.on('data', (chunk: Buffer) => tapped.bodyTap?.write(chunk));
     // The head (deferred by the caller, with the gateway's headers) goes out now: a 101 has no body.
     res.flushHeaders();
     return new Promise<void>((resolve) => {

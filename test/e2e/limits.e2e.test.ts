@@ -21,6 +21,7 @@ import { startCloudbMock, CLOUDB_PROJECT, CLOUDB_REGION, type CloudbMock } from 
 import type { MockServer } from '../mocks/http/mock-server.ts';
 import { until } from '../jobs/harness.ts';
 import { webSocketHandshake } from '../support/web-socket-handshake.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
 
 const ADMIN = 'gw_limits-e2e-admin-key-0123456789abcdef';
 
@@ -392,23 +393,31 @@ describe('rate and usage limits', () => {
     expect(usage.body.data[0]).toMatchObject({ exhausted: true, remaining: 0 });
   });
 
-  it('a WebSocket session (a realtime API) is counted by a requests policy, and refused where a budget or token limit would have to charge its usage', async () => {
+  it('a WebSocket session (a realtime API) is counted by a requests policy, and charged the usage its responses reported by a budget or token limit', async () => {
     await policy('rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'metadata.test', value: 'ws-rpm' }], group_by: [{ key: 'api_key' }] });
-    await policy('usage-limits', { type: 'tokens', credit_limit: 1000, conditions: [{ key: 'metadata.test', value: 'ws-budget' }], group_by: [{ key: 'api_key' }] });
-    await policy('rate-limits', { type: 'tokens', unit: 'rpm', value: 1000, conditions: [{ key: 'metadata.test', value: 'ws-tokens' }], group_by: [{ key: 'api_key' }] });
-    const open = (test: string) => webSocketHandshake(gateway.url, '/v1/realtime?model=gpt-realtime', { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': JSON.stringify({ test }) });
+    // Each of the mock's responses reports 57 tokens: a second session's response takes either past 100.
+    await policy('usage-limits', { type: 'tokens', credit_limit: 100, conditions: [{ key: 'metadata.test', value: 'ws-budget' }], group_by: [{ key: 'api_key' }] });
+    await policy('rate-limits', { type: 'tokens', unit: 'rpm', value: 100, conditions: [{ key: 'metadata.test', value: 'ws-tokens' }], group_by: [{ key: 'api_key' }] });
+    const headers = (test: string) => ({ 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat', 'x-gateway-metadata': JSON.stringify({ test }) });
+    const open = (test: string) => webSocketHandshake(gateway.url, '/v1/realtime?model=gpt-realtime', headers(test));
     expect((await open('ws-rpm')).status).toBe(101);
     const limited = await open('ws-rpm');
     expect(limited.status).toBe(429);
     expect(JSON.parse(limited.body).error.code).toBe('rate_limited');
-    const before = mock.requests.length;
-    for (const test of ['ws-budget', 'ws-tokens']) {
-      const refused = await open(test);
-      expect(refused.status, test).toBe(400);
-      expect(JSON.parse(refused.body).error, test).toMatchObject({ code: 'endpoint_not_supported', param: 'upgrade' });
-      expect(JSON.parse(refused.body).error.message, test).toContain('usage');
+    for (const [test, status, code] of [['ws-budget', 412, 'usage_limit_exceeded'], ['ws-tokens', 429, 'rate_limited']] as const) {
+      // Two sessions of one response each: admitted, as the first's 57 tokens are under the limit.
+      for (let i = 0; i < 2; i++) {
+        const session = await connectRealtime(`${gateway.url}/v1/realtime?model=gpt-realtime`, headers(test));
+        session.socket.send(JSON.stringify({ type: 'response.create' }));
+        await session.event('response.done');
+        session.socket.close();
+        await session.closed;
+      }
+      // Charged when each session ended: 114 tokens, and the next is refused.
+      const refused = await until(() => open(test), (answer) => answer.status !== 101, 2000, `${test} refused`);
+      expect(refused.status, test).toBe(status);
+      expect(JSON.parse(refused.body).error.code, test).toBe(code);
     }
-    expect(mock.requests.length).toBe(before);
   });
 
   it('a policy on a target-level key refuses that target only, and fallback answers from the next', async () => {

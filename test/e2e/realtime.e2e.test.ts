@@ -1,11 +1,13 @@
 // A realtime API's WebSocket through the pass-through: the handshake routed like any request (the
 // gateway key, the config's target and credential, retries and fallbacks on a refused handshake), then
-// the session's frames carried both ways unread, and the session logged once it ended. A route whose
+// the session's frames carried both ways, and the session logged once it ended, with the usage its
+// responses reported (read from the provider's events as they went by) and its cost. A route whose
 // hooks or guardrails would have to judge the session refuses it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSIONS } from '../mocks/vendor/realtime.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { REALTIME_USAGE, SESSIONS } from '../mocks/vendor/realtime.ts';
 import { GATEWAY_KEY, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
 import { type HandshakeAnswer, webSocketHandshake } from '../support/web-socket-handshake.ts';
+import { connectRealtime, type RealtimeClient } from '../support/realtime-client.ts';
 
 let e2e: E2E;
 
@@ -21,42 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => e2e.close());
 
-/** A WebSocket client of Node's own (undici's), with the gateway's headers on its handshake, and every event it got. */
-interface Client {
-  socket: WebSocket;
-  events: Array<Record<string, unknown>>;
-  /** The first event of this type (already here, or the next to come). */
-  event(type: string): Promise<Record<string, unknown>>;
-  closed: Promise<CloseEvent>;
-}
-
-function connect(config: string, headers: Record<string, string> = {}, path = '/v1/realtime?model=gpt-realtime'): Promise<Client> {
-  const url = `${e2e.gateway.url.replace(/^http/, 'ws')}${path}`;
-  // undici's WebSocket takes handshake headers beside the protocols (a browser's cannot).
-  const socket = new WebSocket(url, { protocols: ['realtime'], headers: { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, ...headers } } as unknown as string[]);
-  const events: Array<Record<string, unknown>> = [];
-  const waiting: Array<{ type: string; resolve: (event: Record<string, unknown>) => void }> = [];
-  socket.addEventListener('message', (message) => {
-    const event = JSON.parse(String(message.data)) as Record<string, unknown>;
-    events.push(event);
-    for (const wait of waiting.filter((w) => w.type === event.type)) {
-      waiting.splice(waiting.indexOf(wait), 1);
-      wait.resolve(event);
-    }
-  });
-  const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
-  return new Promise((resolve, reject) => {
-    socket.addEventListener('open', () => resolve({
-      socket,
-      events,
-      closed,
-      event: (type) => {
-        const seen = events.find((e) => e.type === type);
-        return seen !== undefined ? Promise.resolve(seen) : new Promise((found) => waiting.push({ type, resolve: found }));
-      },
-    }));
-    socket.addEventListener('error', () => reject(new Error('the WebSocket handshake failed')));
-  });
+/** A realtime client of the shared gateway, with its key and `config`. */
+function connect(config: string, headers: Record<string, string> = {}, path = '/v1/realtime?model=gpt-realtime'): Promise<RealtimeClient> {
+  return connectRealtime(`${e2e.gateway.url}${path}`, { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': config, ...headers });
 }
 
 /** A handshake by hand, to the shared gateway. */
@@ -65,7 +34,7 @@ function handshake(path: string, headers: Record<string, string>): Promise<Hands
 }
 
 describe('a realtime session through the pass-through', () => {
-  it('opens at the config\'s target with its credential, carries events both ways, and is logged when it ends', async () => {
+  it('opens at the config\'s target with its credential, carries events both ways, and is logged with its responses\' usage and cost when it ends', async () => {
     const before = e2e.mocks[0].requests.length;
     const traceId = 'realtime-session-1';
     const client = await connect('single', { 'x-gateway-trace-id': traceId, authorization: 'Bearer not-the-config-key' });
@@ -79,6 +48,12 @@ describe('a realtime session through the pass-through', () => {
     expect((done.response as { status: string }).status).toBe('completed');
     const text = client.events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
     expect(text).toBe('Hello from the realtime mock.');
+    // A second response: the session's usage is both.
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await vi.waitFor(() => expect(client.events.filter((e) => e.type === 'response.done')).toHaveLength(2));
+    // The audio (a frame of a 64-bit length) and the fragmented response.done reached the client whole.
+    expect(client.events.find((e) => e.type === 'response.output_audio.delta')!.delta).toHaveLength(65_536);
+    expect((done.response as { usage: unknown }).usage).toEqual(REALTIME_USAGE);
     // The provider got the handshake on its own path, with the config's key and no extension offered.
     const upstream = e2e.mocks[0].requests[before];
     expect(upstream).toMatchObject({ method: 'GET', path: '/v1/realtime', query: 'model=gpt-realtime', status: 101 });
@@ -86,14 +61,19 @@ describe('a realtime session through the pass-through', () => {
     expect(upstream.headers['sec-websocket-extensions']).toBeUndefined();
     expect(upstream.headers['x-gateway-api-key']).toBeUndefined();
     const session = SESSIONS.get(upstream)!;
-    expect(session.received.map((e) => e.type)).toEqual(['session.update', 'conversation.item.create', 'response.create']);
+    expect(session.received.map((e) => e.type)).toEqual(['session.update', 'conversation.item.create', 'response.create', 'response.create']);
     // A record is written when the session ends: the client's close reaches the provider.
     client.socket.close(1000, 'done');
     expect((await client.closed).code).toBe(1000);
     await session.closed;
     const record = await e2e.recordOf(traceId);
-    expect(record).toMatchObject({ status: 101, provider: 'vendor', targetPath: 'config', routeKind: 'passthrough', errorCode: null });
+    expect(record).toMatchObject({ status: 101, provider: 'vendor', targetPath: 'config', routeKind: 'passthrough', errorCode: null, modelRequested: 'gpt-realtime', modelAnswered: 'gpt-realtime' });
     expect(record.latencyMs).toBeGreaterThanOrEqual(record.ttfbMs!);
+    // Twice each response's: its cached input (text and audio) apart, its audio in and out apart.
+    expect(record.usage).toEqual({ inputTokens: 80, outputTokens: 34, cachedInputTokens: 24, audioInputTokens: 12, audioOutputTokens: 24, totalTokens: 114, estimated: false });
+    // gpt-realtime's prices per million: text 4 in, 0.40 cached, 16 out; audio 32 in, 64 out.
+    const perResponse = (22 * 4 + 12 * 0.4 + 6 * 32 + 5 * 16 + 12 * 64) / 1e6;
+    expect(record.costUsd).toBeCloseTo(2 * perResponse, 12);
   });
 
   it('answers the handshake with the gateway\'s headers beside the provider\'s accept key', async () => {

@@ -11,6 +11,8 @@ import { type ServeProcess, startServe } from './serve-processes.ts';
 import { startVendorMock, VENDOR_MOCK_KEY } from '../mocks/vendor/index.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { openStore } from '../../runtime/store/open-store.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
+import { REALTIME_USAGE } from '../mocks/vendor/realtime.ts';
 
 it('stops within seconds while its collector accepts and never answers', async () => {
   const silent = createServer((socket) => socket.on('error', () => undefined));
@@ -80,25 +82,21 @@ it('cuts an open WebSocket session (a realtime API) at the end of GATEWAY_DRAIN_
     await writeFile(join(dir, 'configs', 'voice.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
     const key = 'gw_serve-drain-key-0123456789abcdefghij';
     serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
-    // undici's WebSocket takes handshake headers beside the protocols.
-    const headers = { 'x-gateway-api-key': key, 'x-gateway-config': 'voice', 'x-gateway-trace-id': 'drained-session' };
-    const socket = new WebSocket(`${serve.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers } as unknown as string[]);
-    const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
-    await new Promise((resolve, reject) => {
-      socket.addEventListener('message', resolve, { once: true });
-      socket.addEventListener('error', reject, { once: true });
-    });
+    const client = await connectRealtime(`${serve.url}/v1/realtime?model=gpt-realtime`, { 'x-gateway-api-key': key, 'x-gateway-config': 'voice', 'x-gateway-trace-id': 'drained-session' });
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await client.event('response.done');
     const started = Date.now();
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     // Cut, not closed with a close frame: 1006.
-    expect((await closed).code).toBe(1006);
+    expect((await client.closed).code).toBe(1006);
     const store = openStore(join(dir, 'data'));
     try {
       const page = await store.requestLogs.list({ traceId: 'drained-session' }, { limit: 10 });
       expect(page.records).toHaveLength(1);
-      expect(page.records[0]).toMatchObject({ status: 101, routeKind: 'passthrough', provider: 'vendor' });
+      // With the usage of the response it had.
+      expect(page.records[0]).toMatchObject({ status: 101, routeKind: 'passthrough', provider: 'vendor', usage: { inputTokens: REALTIME_USAGE.input_tokens, outputTokens: REALTIME_USAGE.output_tokens } });
     } finally {
       await store.close();
     }

@@ -8,7 +8,6 @@
 // the level the stage only looks at one field.
 import type { PlanLeaf } from '../../core/plan.ts';
 import { errorOutcome, type Outcome } from '../../router/outcome.ts';
-import { GatewayError } from '../../core/errors.ts';
 import type { Exchange } from '../exchange.ts';
 import { overrideModel, requestedModel } from '../request-model.ts';
 import type { Next, Stage, StageFn } from '../stage.ts';
@@ -55,8 +54,6 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
   if (verdict === null) return next(x);
   if (!verdict.admitted) return errorOutcome(verdict.error, leafPath, provider, verdict.headers);
   const charge = verdict.charge;
-  // A WebSocket session's usage is in its frames, which the gateway does not read: nothing to charge it with.
-  if (charge !== null && x.options.webSocket !== null) return errorOutcome(uncountedSession(), leafPath, provider);
   // The log stage tells the usage once it is known (runtime/pipeline/log/log-stage.ts).
   const chargeUsage = (): void => {
     if (charge !== null) (x.afterUsage ??= []).push((record) => limits.charge(charge, record));
@@ -69,15 +66,12 @@ async function limited(limits: Limits, set: PolicySet, subject: LimitSubject, x:
     if (x.signal.aborted) chargeUsage();
     throw error;
   }
-  if (outcome.response !== null && outcome.status >= 200 && outcome.status < 300) chargeUsage();
+  // A WebSocket session the provider opened (101) too: charged what its responses reported, once it ended.
+  if (outcome.response !== null && ((outcome.status >= 200 && outcome.status < 300) || outcome.status === 101)) chargeUsage();
   const headers = verdict.headers;
   if (headers === null) return outcome;
   // The stage closer to the provider (an attempt's limits) has the more specific numbers: its headers win.
   return { ...outcome, headers: outcome.headers === undefined ? headers : { ...headers, ...outcome.headers } };
-}
-
-function uncountedSession(): GatewayError {
-  return new GatewayError('endpoint_not_supported', 'A usage-limits or token rate-limits policy applies to this request, and a WebSocket session\'s usage (in its frames) is not counted by the gateway: the connection is refused rather than left uncharged.', 'upgrade');
 }
 
 /** What the policies can read of this request; at the request level (`leaf` null) the target-level keys are unknown. `target`: what the leaf resolved to. */

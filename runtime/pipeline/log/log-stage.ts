@@ -15,6 +15,7 @@ import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimatedUsage, isChatDialect } from './usage-of.ts';
 import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
+import { RealtimeUsageTap } from './realtime-usage-tap.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -65,6 +66,8 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (outcome.error !== null) record.errorCode = outcome.error.code;
   const response = outcome.response;
   if (response === null) return outcome;
+  // A WebSocket session the provider opened (a realtime API): its usage is in its events.
+  if (response.status === 101 && x.options.webSocket !== null) return { ...outcome, response: tapped(response, new RealtimeUsageTap(record, () => priceAnswer(x, outcome.provider, services))) };
   const contentType = response.headers['content-type'];
   const stream = isEventStreamType(contentType);
   const provider = outcome.provider;

@@ -153,3 +153,31 @@ export function usageOf(value: unknown): TokenUsage | null {
 function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
+
+/**
+ * A realtime response's `usage` (its `response.done` event, runtime/pipeline/log/realtime-usage-tap.ts)
+ * → TokenUsage. Its input's audio and image tokens count the cached ones too
+ * (`input_token_details.cached_tokens_details`), which are priced as cached input: the record's
+ * audio and image input are those not served from the cache.
+ */
+export function realtimeUsageOf(value: unknown): TokenUsage | null {
+  if (value === null || typeof value !== 'object') return null;
+  const u = value as Record<string, unknown>;
+  const input = count(u.input_tokens);
+  if (input === null) return null;
+  const output = count(u.output_tokens) ?? 0;
+  const details = objectOr(u.input_token_details);
+  const cachedDetails = objectOr(details.cached_tokens_details);
+  const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: count(details.cached_tokens) ?? 0, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
+  const audioIn = (count(details.audio_tokens) ?? 0) - (count(cachedDetails.audio_tokens) ?? 0);
+  if (audioIn > 0) usage.audioInputTokens = audioIn;
+  const imageIn = (count(details.image_tokens) ?? 0) - (count(cachedDetails.image_tokens) ?? 0);
+  if (imageIn > 0) usage.imageInputTokens = imageIn;
+  const audioOut = count(objectOr(u.output_token_details).audio_tokens);
+  if (audioOut !== null && audioOut > 0) usage.audioOutputTokens = audioOut;
+  return usage;
+}
+
+function objectOr(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}

@@ -1,5 +1,6 @@
 // The server side of RFC 6455, as far as the mocks speak it: the handshake's accept key, frames out
-// (unmasked, unfragmented) and frames in (masked, as a client must send them; fragments joined).
+// (unmasked; whole, or fragments; masked too, for tests that play a client) and frames in (masked, as a
+// client must send them; fragments joined).
 import { createHash } from 'node:crypto';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -11,20 +12,23 @@ export function acceptKey(key: string): string {
   return createHash('sha1').update(key + GUID).digest('base64');
 }
 
-/** One whole frame from the server: FIN set, no mask. */
-export function encodeFrame(opcode: number, payload: Buffer): Buffer {
+/**
+ * A frame: a whole message, or with `fin` false the first fragments of one (continuations after it).
+ * Unmasked, as a server sends it; with `mask` (4 bytes), masked as a client must send it.
+ */
+export function encodeFrame(opcode: number, payload: Buffer, fin = true, mask?: Buffer): Buffer {
   const length = payload.length;
-  const head = length < 126 ? Buffer.alloc(2) : length < 65_536 ? Buffer.alloc(4) : Buffer.alloc(10);
-  head[0] = 0x80 | opcode;
-  if (length < 126) head[1] = length;
-  else if (length < 65_536) {
-    head[1] = 126;
-    head.writeUInt16BE(length, 2);
-  } else {
-    head[1] = 127;
-    head.writeBigUInt64BE(BigInt(length), 2);
-  }
-  return Buffer.concat([head, payload]);
+  const lengthBytes = length < 126 ? 0 : length < 65_536 ? 2 : 8;
+  const head = Buffer.alloc(2 + lengthBytes + (mask === undefined ? 0 : 4));
+  head[0] = (fin ? 0x80 : 0) | opcode;
+  head[1] = (mask === undefined ? 0 : 0x80) | (length < 126 ? length : length < 65_536 ? 126 : 127);
+  if (lengthBytes === 2) head.writeUInt16BE(length, 2);
+  else if (lengthBytes === 8) head.writeBigUInt64BE(BigInt(length), 2);
+  if (mask === undefined) return Buffer.concat([head, payload]);
+  mask.copy(head, 2 + lengthBytes);
+  const masked = Buffer.from(payload);
+  for (let i = 0; i < masked.length; i++) masked[i] ^= mask[i & 3];
+  return Buffer.concat([head, masked]);
 }
 
 export interface Message {

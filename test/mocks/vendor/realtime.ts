@@ -1,8 +1,10 @@
 // The vendor's realtime API over a WebSocket (`GET /v1/realtime?model=…`), as far as the tests drive
 // it: the handshake (a model is required; no extension is agreed), `session.created` first, then an
 // answer to each client event: `session.update` → `session.updated`, `conversation.item.create` →
-// `conversation.item.added`, `response.create` → a short text response ending in `response.done`
-// with its usage, anything else an `error` event. Pings are answered, a close is returned.
+// `conversation.item.added`, `response.create` → a short text response with its audio (one large
+// `response.output_audio.delta`, in a frame of a 64-bit length) ending in `response.done` with its
+// usage (text, audio and cached tokens; sent in two fragments with a ping between, as RFC 6455 lets a
+// server), anything else an `error` event. Pings are answered, a close is returned.
 import type { Socket } from 'node:net';
 import type { MockContext } from './context.ts';
 import { vendorId } from './context.ts';
@@ -44,8 +46,15 @@ export async function realtime(ctx: MockContext): Promise<void> {
   const session: RealtimeSession = { received: [], closed: new Promise((resolve) => (ended = resolve)) };
   SESSIONS.set(record, session);
   socket.once('close', () => ended());
-  const send = (event: Record<string, unknown>): void => {
-    if (!socket.destroyed) socket.write(encodeFrame(OPCODE.text, Buffer.from(JSON.stringify({ event_id: vendorId('event_'), ...event }))));
+  const send = (event: Record<string, unknown>, fragmented = false): void => {
+    if (socket.destroyed) return;
+    const payload = Buffer.from(JSON.stringify({ event_id: vendorId('event_'), ...event }));
+    if (!fragmented) {
+      socket.write(encodeFrame(OPCODE.text, payload));
+      return;
+    }
+    const half = payload.length >> 1;
+    socket.write(Buffer.concat([encodeFrame(OPCODE.text, payload.subarray(0, half), false), encodeFrame(OPCODE.ping, Buffer.from('mock')), encodeFrame(OPCODE.continuation, payload.subarray(half))]));
   };
   const sessionId = vendorId('sess_');
   send({ type: 'session.created', session: { type: 'realtime', object: 'realtime.session', id: sessionId, model, output_modalities: ['audio'] } });
@@ -79,7 +88,19 @@ export async function realtime(ctx: MockContext): Promise<void> {
   });
 }
 
-function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>) => void, model: string): void {
+/** What each response reports it used: `REALTIME_USAGE` in the vendor's words. */
+export const REALTIME_USAGE = {
+  total_tokens: 57,
+  input_tokens: 40,
+  output_tokens: 17,
+  input_token_details: { text_tokens: 30, audio_tokens: 10, image_tokens: 0, cached_tokens: 12, cached_tokens_details: { text_tokens: 8, audio_tokens: 4, image_tokens: 0 } },
+  output_token_details: { text_tokens: 5, audio_tokens: 12 },
+};
+
+/** The audio a response carries: 48 KiB of PCM (zeros), sent in base64 in one event. */
+const ANSWER_AUDIO = Buffer.alloc(48 * 1024).toString('base64');
+
+function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>, fragmented?: boolean) => void, model: string): void {
   switch (event.type) {
     case 'session.update':
       send({ type: 'session.updated', session: { type: 'realtime', object: 'realtime.session', model, ...(event.session as object) } });
@@ -92,6 +113,7 @@ function answer(event: Record<string, unknown>, send: (event: Record<string, unk
       const item = vendorId('item_');
       send({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
       for (const delta of ANSWER_TEXT.split(/(?<= )/)) send({ type: 'response.output_text.delta', response_id: id, item_id: item, output_index: 0, content_index: 0, delta });
+      send({ type: 'response.output_audio.delta', response_id: id, item_id: item, output_index: 0, content_index: 1, delta: ANSWER_AUDIO });
       send({
         type: 'response.done',
         response: {
@@ -99,9 +121,9 @@ function answer(event: Record<string, unknown>, send: (event: Record<string, unk
           object: 'realtime.response',
           status: 'completed',
           output: [{ id: item, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: ANSWER_TEXT }] }],
-          usage: { total_tokens: 57, input_tokens: 40, output_tokens: 17, input_token_details: { text_tokens: 40, audio_tokens: 0, cached_tokens: 0 }, output_token_details: { text_tokens: 17, audio_tokens: 0 } },
+          usage: REALTIME_USAGE,
         },
-      });
+      }, true);
       return;
     }
     default:
