@@ -69,6 +69,16 @@ describe('WebSocketTextMessages', () => {
     );
   });
 
+  it('reads any bytes at all (a provider that is no WebSocket server) without throwing or yielding more than the kept size', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 2000 }), { maxLength: 10 }), (chunks) => {
+        const reader = new WebSocketTextMessages(MAX_BYTES);
+        for (const chunk of chunks) for (const text of reader.push(Buffer.from(chunk))) expect(text.length).toBeLessThanOrEqual(MAX_BYTES);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('yields a message the same when it comes in one chunk', () => {
     const reader = new WebSocketTextMessages(MAX_BYTES);
     const bytes = Buffer.concat([encodeFrame(OPCODE.text, Buffer.from('{"a":')), encodeFrame(OPCODE.text, Buffer.from('first'), false), encodeFrame(OPCODE.continuation, Buffer.alloc(0))]);

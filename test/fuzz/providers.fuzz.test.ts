@@ -1,12 +1,15 @@
 // The provider fuzzer: a provider that misbehaves on command (stalls, resets, garbage, huge lines,
 // broken framing, statuses HTTP does not have), chosen per request by fast-check, behind a fallback
 // to a healthy mock, or behind output guardrails that read and rewrite its answers (of a plausible
-// shape with members of any type). Whatever it does: the gateway answers (no hang), never with its own 500, every error
+// shape with members of any type), or through a realtime session it opened and then fills with
+// frames of any content. Whatever it does: the gateway answers (no hang), never with its own 500, every error
 // body is well formed, the event loop never stalls past 100 ms, and memory stays bounded.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E2E, startE2E, target } from '../e2e/harness.ts';
+import { connect } from 'node:net';
+import { type E2E, GATEWAY_KEY, startE2E, target } from '../e2e/harness.ts';
+import { encodeFrame, OPCODE } from '../mocks/http/web-socket.ts';
 import { httpAnswer, type RawAnswer, type RawProvider, startRawProvider } from '../mocks/http/raw-provider.ts';
 import { liveHeap } from './request-fuzz.ts';
 import { eventMessage, exceptionMessage } from '../mocks/cloudc/event-stream.ts';
@@ -90,8 +93,37 @@ const oddOwnAnswers = fc.oneof(
   oddConverseAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
 );
 
+/**
+ * A provider that accepts a WebSocket handshake (or answers 101 to a request that asked for none) and
+ * then sends frames of any content: realtime events whose usage and model are of any shape (what the
+ * log reads a session's usage from), fragments, control frames, bytes that are no framing at all;
+ * cut anywhere or not.
+ */
+const oddRealtimeEvent = fc.oneof(
+  fc.record({ type: fc.constant('response.done'), response: fc.oneof(oddMember, fc.record({ usage: fc.oneof(oddUsage, fc.record({ input_tokens: oddCount, output_tokens: oddCount, total_tokens: oddCount, input_token_details: fc.oneof(oddDetails, fc.record({ audio_tokens: oddCount, cached_tokens: oddCount, cached_tokens_details: oddDetails }, { requiredKeys: [] })), output_token_details: oddDetails }, { requiredKeys: [] })) }, { requiredKeys: [] })) }),
+  fc.record({ type: fc.constantFrom('session.created', 'session.updated'), session: fc.oneof(oddMember, fc.record({ model: oddModel }, { requiredKeys: [] })) }),
+  oddMember,
+);
+const oddFrame = fc.oneof(
+  fc.tuple(oddRealtimeEvent, fc.boolean()).map(([event, fragmented]) => {
+    const payload = Buffer.from(JSON.stringify(event) ?? 'null');
+    return fragmented ? Buffer.concat([encodeFrame(OPCODE.text, payload.subarray(0, 3), false), encodeFrame(OPCODE.ping, Buffer.alloc(0)), encodeFrame(OPCODE.continuation, payload.subarray(3))]) : encodeFrame(OPCODE.text, payload);
+  }),
+  fc.uint8Array({ maxLength: 300 }).map((bytes) => encodeFrame(OPCODE.binary, Buffer.from(bytes))),
+  fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes)),
+  // A frame that claims more than will ever come (2^40 bytes).
+  fc.constant(Buffer.from([0x81, 0x7f, 0, 0, 0x01, 0, 0, 0, 0, 0, 0x7b])),
+);
+const oddRealtime = fc.tuple(fc.array(oddFrame, { maxLength: 5 }), fc.option(fc.nat()), fc.boolean())
+  .map(([frames, cut, keepOpen]): RawAnswer => {
+    const body = Buffer.concat(frames);
+    const head = 'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n';
+    return { bytes: Buffer.concat([Buffer.from(head), cut === null ? body : body.subarray(0, cut % (body.length + 1))]), keepOpen };
+  });
+
 const misbehaviour: fc.Arbitrary<RawAnswer> = fc.oneof(
   oddOwnAnswers,
+  oddRealtime,
   oddAnswer.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
   oddStream,
   oddMessage.map((answer): RawAnswer => ({ bytes: httpAnswer(200, JSON.stringify(answer)) })),
@@ -169,6 +201,8 @@ describe('a misbehaving provider', () => {
       'count as vendor input': JSON.stringify({ ...target(0), custom_host: raw.baseURL }),
       'count as vllm tokenization': JSON.stringify({ provider: 'vllm', custom_host: raw.baseURL }),
       'count as gemini': JSON.stringify({ provider: 'cloudb', api_key: 'ya29.fuzz', cloudb_project_id: 'p', cloudb_region: 'us-central1', custom_host: raw.baseURL, override_params: { model: 'gemini-2.0-flash' } }),
+      // A realtime session through the pass-through: its events read for the session's usage.
+      realtime: alone,
     };
     // Each family's own chat call behind output guardrails that read, rewrite and can deny its answers in its own dialect and framing.
     for (const route of OWN_CALLS) configs[`guarded ${route}`] = JSON.stringify({ ...JSON.parse(configs[route]!), output_guardrails: JSON.parse(guarded).output_guardrails });
@@ -176,13 +210,21 @@ describe('a misbehaving provider', () => {
     delay.enable();
     const heapBefore = liveHeap();
     await fc.assert(
-      fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), fc.constantFrom(...OTHER_INVOKES), async (answer, route, stream, [otherModel, otherBody]) => {
+      fc.asyncProperty(misbehaviour, fc.constantFrom(...Object.keys(configs)), fc.boolean(), fc.constantFrom(...OTHER_INVOKES), oddRealtime, async (answer, route, stream, [otherModel, otherBody], session) => {
         const withFallback = route === 'fallback';
         // A guarded own call is sent as the unguarded one is.
         const call = route.startsWith('guarded ') && OWN_CALLS.includes(route.slice('guarded '.length)) ? route.slice('guarded '.length) : route;
-        next = answer;
+        // A realtime session is mostly one the provider opened ("stream"), else any misbehaviour.
+        next = route === 'realtime' && stream ? session : answer;
         const signal = AbortSignal.timeout(10_000);
         const json = (path: string, body: Record<string, unknown>) => e2e.fetch(path, { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]!, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, ...(stream ? { stream: true } : {}) }) });
+        if (route === 'realtime') {
+          const answer = await rawSession(e2e.gateway.url, configs[route]!);
+          // Whatever the provider did, the gateway answered: its 101, the provider's own answer, or its error, never its own 500.
+          expect(answer, answer.slice(0, 200)).toMatch(/^HTTP\/1\.1 \d{3} /);
+          expect(answer, answer.slice(0, 400)).not.toContain('internal_error');
+          return;
+        }
         const res = route === 'guarded transcription'
           ? await e2e.fetch('/v1/audio/transcriptions', { method: 'POST', signal, headers: { 'x-gateway-config': configs[route]! }, body: transcriptionForm(stream) })
           : route === 'guarded completions' ? await json('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })
@@ -259,6 +301,40 @@ const PASSED_THROUGH: Record<'images' | 'speech', [string, Record<string, unknow
   images: ['/v1/images/generations', { model: 'gpt-image-1', prompt: 'hi' }],
   speech: ['/v1/audio/speech', { model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'hi' }],
 };
+
+/**
+ * A WebSocket handshake sent by hand, its session then left to the provider: what came back (the
+ * answer's head, as text) once the gateway ended the connection, or after 3 s (a provider that holds
+ * its session open), when the client leaves.
+ */
+function rawSession(origin: string, config: string): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    };
+    const timer = setTimeout(done, 3000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', done);
+    socket.on('error', reject);
+    socket.write([
+      'GET /v1/realtime?model=gpt-realtime HTTP/1.1',
+      `host: ${hostname}:${port}`,
+      'connection: Upgrade',
+      'upgrade: websocket',
+      'sec-websocket-version: 13',
+      'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
+      `x-gateway-api-key: ${GATEWAY_KEY}`,
+      `x-gateway-config: ${config}`,
+      '',
+      '',
+    ].join('\r\n'));
+  });
+}
 
 function transcriptionForm(stream: boolean): FormData {
   const form = new FormData();
