@@ -8,20 +8,28 @@ import { REALTIME_USAGE, SESSIONS } from '../mocks/vendor/realtime.ts';
 import { GATEWAY_KEY, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
 import { type HandshakeAnswer, webSocketHandshake } from '../support/web-socket-handshake.ts';
 import { connectRealtime, type RealtimeClient } from '../support/realtime-client.ts';
+import { CLOUDA_MOCK_KEY, startCloudaMock } from '../mocks/clouda/index.ts';
+import type { MockServer } from '../mocks/http/mock-server.ts';
 
 let e2e: E2E;
+let clouda: MockServer;
 
 beforeAll(async () => {
+  clouda = await startCloudaMock({ label: 'clouda-realtime', deployments: { voice: 'gpt-realtime' } });
   e2e = await startE2E({
     mocks: 2,
     configs: {
       single: target(0),
+      clouda: { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai` },
       fallback: { strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [target(0, { name: 'first' }), target(1, { name: 'second' })] },
       guarded: { ...target(0), input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
     },
   });
 });
-afterAll(() => e2e.close());
+afterAll(async () => {
+  await e2e.close();
+  await clouda.close();
+});
 
 /** A realtime client of the shared gateway, with its key and `config`. */
 function connect(config: string, headers: Record<string, string> = {}, path = '/v1/realtime?model=gpt-realtime'): Promise<RealtimeClient> {
@@ -103,6 +111,26 @@ describe('a realtime session through the pass-through', () => {
     }
     expect((await handshake('/v1/realtime?model=gpt-realtime', { 'x-gateway-config': 'single' })).status).toBe(401);
     expect(e2e.mocks[0].requests.length).toBe(before);
+  });
+
+  it('opens a session at cloud A\'s realtime API, its deployment and API version named in the query, with its api-key', async () => {
+    const client = await connect('clouda', { 'x-gateway-trace-id': 'realtime-clouda' }, '/v1/realtime?api-version=2025-04-01-preview&deployment=voice');
+    expect(((await client.event('session.created')).session as { model: string }).model).toBe('gpt-realtime');
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await client.event('response.done');
+    client.socket.close();
+    await client.closed;
+    const upstream = clouda.requests.at(-1)!;
+    expect(upstream).toMatchObject({ method: 'GET', path: '/openai/realtime', status: 101 });
+    expect(Object.fromEntries(new URLSearchParams(upstream.query))).toEqual({ 'api-version': '2025-04-01-preview', deployment: 'voice' });
+    expect(upstream.headers['api-key']).toBe(CLOUDA_MOCK_KEY);
+    const record = await e2e.recordOf('realtime-clouda');
+    expect(record).toMatchObject({ status: 101, provider: 'clouda', modelAnswered: 'gpt-realtime', usage: { inputTokens: REALTIME_USAGE.input_tokens, outputTokens: REALTIME_USAGE.output_tokens } });
+    expect(record.costUsd).toBeGreaterThan(0);
+    // Without a version of its own the target's data-plane version goes, which the realtime API does not serve: the service's refusal reaches the client.
+    const refused = await handshake('/v1/realtime?deployment=voice', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'clouda' });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).error.message).toContain('API version');
   });
 
   it('closes the provider\'s side when the client goes without a close frame', async () => {

@@ -1,7 +1,8 @@
 // A protocol-faithful mock of cloud family A: resource deployments under
 // `/openai/deployments/{id}/…?api-version=…` with the `api-key` header (or a directory token as
 // Bearer), serverless model endpoints at the root and managed ones under `/score` with Bearer auth
-// and `azureml-model-deployment`. Bodies are the vendor's, so the vendor mock's endpoints answer
+// and `azureml-model-deployment`; the realtime API at `/openai/realtime?deployment=…` (its own API
+// versions), over a WebSocket. Bodies are the vendor's, so the vendor mock's endpoints answer
 // them once the family's URL and auth rules have passed.
 import { startMockServer, bearerKey, type MockServer } from '../http/mock-server.ts';
 import { sendBytes, withStepHeaders } from '../http/respond.ts';
@@ -11,12 +12,15 @@ import type { MockContext } from '../vendor/context.ts';
 import { vendorId } from '../vendor/context.ts';
 import { embeddings } from '../vendor/embeddings.ts';
 import { echo } from '../vendor/echo.ts';
+import { realtimeSession } from '../vendor/realtime.ts';
 import { vendorError } from '../vendor/vendor-errors.ts';
 import type { VendorErrorFields } from '../vendor/types.ts';
 
 export const CLOUDA_MOCK_KEY = 'clouda-mock-key-0123456789';
 /** Versions the mock accepts, like the service's published data-plane versions. */
 export const CLOUDA_API_VERSIONS: readonly string[] = ['2024-02-01', '2024-06-01', '2024-10-21', '2025-01-01-preview'];
+/** Versions of the realtime API (`/openai/realtime`), which the data plane's do not serve. */
+export const CLOUDA_REALTIME_API_VERSIONS: readonly string[] = ['2024-10-01-preview', '2024-12-17', '2025-04-01-preview'];
 /** Versions that take stream_options; the earlier ones answer 400 for it, as the service does. */
 const STREAM_OPTIONS_VERSIONS: readonly string[] = ['2024-10-21', '2025-01-01-preview'];
 
@@ -89,6 +93,16 @@ export function startCloudaMock(options: CloudaMockOptions = {}): Promise<MockSe
           return sendCloudaError(ctx, 404, { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.' });
         }
         return serve(ctx, deployment[2], model);
+      }
+      // The realtime API: a deployment of a realtime model named in the query, on versions of its own.
+      if (path === '/openai/realtime') {
+        const query = new URLSearchParams(ctx.record.query);
+        const version = query.get('api-version');
+        if (version === null || !CLOUDA_REALTIME_API_VERSIONS.includes(version)) return sendCloudaError(ctx, 400, { code: 'BadRequest', message: 'API version not supported' });
+        const id = query.get('deployment') ?? '';
+        const model = Object.hasOwn(deployments, id) ? deployments[id] : undefined;
+        if (model === undefined) return sendCloudaError(ctx, 404, { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' });
+        return realtimeSession(ctx, model, cloudaHeaders(ctx));
       }
       if (path.startsWith('/openai/')) return echo(ctx);
       if (path.startsWith('/score/')) {

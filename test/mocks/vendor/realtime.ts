@@ -23,13 +23,18 @@ export const SESSIONS = new WeakMap<object, RealtimeSession>();
 const ANSWER_TEXT = 'Hello from the realtime mock.';
 
 export async function realtime(ctx: MockContext): Promise<void> {
+  const model = new URLSearchParams(ctx.record.query).get('model');
+  if (model === null || model === '') return sendVendorError(ctx, 400, { message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
+  return realtimeSession(ctx, model, vendorHeaders(ctx));
+}
+
+/** The session itself, of `model`, once the family's own checks passed (cloud A names a deployment instead), its 101 with `headers`. */
+export async function realtimeSession(ctx: MockContext, model: string, headers: Readonly<Record<string, string>>): Promise<void> {
   const { req, record } = ctx;
   const key = req.headers['sec-websocket-key'];
   if (!/(?:^|,)\s*websocket\s*(?:,|$)/i.test(req.headers.upgrade ?? '') || typeof key !== 'string') {
     return sendVendorError(ctx, 400, { message: 'The realtime API is reached over a WebSocket: send the upgrade handshake.', code: 'websocket_required' });
   }
-  const model = new URLSearchParams(record.query).get('model');
-  if (model === null || model === '') return sendVendorError(ctx, 400, { message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
   const socket = req.socket as Socket;
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   const head = [
@@ -38,7 +43,7 @@ export async function realtime(ctx: MockContext): Promise<void> {
     'connection: Upgrade',
     `sec-websocket-accept: ${acceptKey(key)}`,
     ...(offered.includes('realtime') ? ['sec-websocket-protocol: realtime'] : []),
-    ...Object.entries(vendorHeaders(ctx)).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
   ];
   record.status = 101;
   socket.write(`${head.join('\r\n')}\r\n\r\n`);
