@@ -84,6 +84,29 @@ describe('a realtime session through the pass-through', () => {
     expect(record.costUsd).toBeCloseTo(2 * perResponse, 12);
   });
 
+  it('prices the input transcription a session turned on as its own model, beside the responses', async () => {
+    // gpt-realtime's response (see above), and gpt-4o-transcribe's 20 audio tokens in ($6 a million) and 6 out ($10); whisper-1's 3 seconds at $0.006 a minute.
+    const response = (22 * 4 + 12 * 0.4 + 6 * 32 + 5 * 16 + 12 * 64) / 1e6;
+    for (const [model, transcription] of [['gpt-4o-transcribe', (20 * 6 + 6 * 10) / 1e6], ['whisper-1', (3 / 60) * 0.006], ['no-such-transcriber', null]] as const) {
+      const traceId = `realtime-transcribed-${model}`;
+      const client = await connect('single', { 'x-gateway-trace-id': traceId });
+      client.socket.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', audio: { input: { transcription: { model } } } } }));
+      await client.event('session.updated');
+      client.socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3200).toString('base64') }));
+      client.socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+      await client.event('conversation.item.input_audio_transcription.completed');
+      client.socket.send(JSON.stringify({ type: 'response.create' }));
+      await client.event('response.done');
+      client.socket.close();
+      await client.closed;
+      const record = await e2e.recordOf(traceId);
+      // The usage is the responses' (the session model's tokens); the cost adds the transcription's, unknown when its model has no price.
+      expect(record.usage, model).toMatchObject({ inputTokens: 40, outputTokens: 17, totalTokens: 57 });
+      if (transcription === null) expect(record.costUsd, model).toBeNull();
+      else expect(record.costUsd, model).toBeCloseTo(response + transcription, 12);
+    }
+  });
+
   it('answers the handshake with the gateway\'s headers beside the provider\'s accept key', async () => {
     const answer = await handshake('/v1/realtime?model=gpt-realtime', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'single', 'x-gateway-trace-id': 'realtime-head' });
     expect(answer.status).toBe(101);

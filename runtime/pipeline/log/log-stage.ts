@@ -15,7 +15,7 @@ import { SpokenLengthTap } from './spoken-length-tap.ts';
 import { JsonUsageTap, SseUsageTap } from './usage-tap.ts';
 import { estimatedUsage, isChatDialect } from './usage-of.ts';
 import { EventStreamUsageTap } from './event-stream-usage-tap.ts';
-import { RealtimeUsageTap } from './realtime-usage-tap.ts';
+import { type PricedApart, RealtimeUsageTap } from './realtime-usage-tap.ts';
 import { EVENT_STREAM_TYPE } from '../../providers/cloudc/stream.ts';
 import { estimateInputTokens, tokensOfBytes } from '../../core/token-estimate.ts';
 import { redactBody } from '../../telemetry/redact.ts';
@@ -66,8 +66,11 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (outcome.error !== null) record.errorCode = outcome.error.code;
   const response = outcome.response;
   if (response === null) return outcome;
-  // A WebSocket session the provider opened (a realtime API): its usage is in its events.
-  if (response.status === 101 && x.options.webSocket !== null) return { ...outcome, response: tapped(response, new RealtimeUsageTap(record, () => priceAnswer(x, outcome.provider, services))) };
+  // A WebSocket session the provider opened (a realtime API): its usage is in its events, and its input transcription is priced apart.
+  if (response.status === 101 && x.options.webSocket !== null) {
+    const tap: RealtimeUsageTap = new RealtimeUsageTap(record, () => priceAnswer(x, outcome.provider, services, tap.transcription()));
+    return { ...outcome, response: tapped(response, tap) };
+  }
   const contentType = response.headers['content-type'];
   const stream = isEventStreamType(contentType);
   const provider = outcome.provider;
@@ -186,10 +189,10 @@ function priceReported(x: Exchange, provider: string, services: Services): void 
  * through the pass-through names its model in its path, and its answer may not (converse's never
  * does): the path's model answered it.
  */
-function priceAnswer(x: Exchange, provider: string, services: Services): void {
+function priceAnswer(x: Exchange, provider: string, services: Services, apart: PricedApart | null = null): void {
   const sent = x.record.modelAnswered === null ? (overriddenModel(x) ?? pathModel(x)) : null;
   if (sent !== null) x.record.modelAnswered = recordedModel(sent);
-  priceUsage(x, provider, services);
+  priceUsage(x, provider, services, apart);
 }
 
 /**
@@ -200,11 +203,18 @@ function pricedModel(x: Exchange): string | null {
   return x.record.modelAnswered ?? overriddenModel(x) ?? x.record.modelRequested;
 }
 
-/** Prices the record's usage and tells who waits for it (limits charge it). */
-function priceUsage(x: Exchange, provider: string, services: Services): void {
+/**
+ * Prices the record's usage, with `apart` priced as its own model (a realtime session's input
+ * transcription; unpriced, the whole cost is), and tells who waits for it (limits charge it).
+ */
+function priceUsage(x: Exchange, provider: string, services: Services, apart: PricedApart | null = null): void {
   const record = x.record;
   const model = pricedModel(x);
-  const cost = record.usage === null ? null : services.costOf(provider, model, record.usage);
+  let cost = record.usage === null ? null : services.costOf(provider, model, record.usage);
+  if (apart !== null && cost !== null) {
+    const more = services.costOf(provider, apart.model, apart.usage);
+    cost = more === null ? null : cost + more;
+  }
   // A hit cost the provider nothing; what the stored answer cost once is what the hit saved.
   if (isCacheHit(record.cacheStatus)) {
     record.savedCostUsd = cost;

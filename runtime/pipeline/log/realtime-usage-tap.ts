@@ -4,12 +4,13 @@
 // `session.created` (or a later `session.updated`) names. Told once the session ended, either way:
 // a session has no completion but its end, and what its responses reported is what they used. A
 // session whose responses reported nothing used nothing (its usage is zeros, not an estimate).
-// Not counted: the input transcription a session may turn on, which the provider bills under the
-// transcription model (its own events carry that usage).
+// The input transcription a session may turn on is billed apart, under the transcription model the
+// session names: each `conversation.item.input_audio_transcription.completed` event's usage
+// (tokens, or seconds for whisper-1) is added up apart, for the log stage to price as that model.
 import { recordedModel, type RequestRecord, type TokenUsage } from '../../core/request-record.ts';
 import type { BodyTap } from '../../core/body-tap.ts';
 import { WebSocketTextMessages } from '../../core/web-socket-messages.ts';
-import { realtimeUsageOf } from './usage-of.ts';
+import { realtimeUsageOf, usageOf } from './usage-of.ts';
 import type { UsageDone } from './usage-tap.ts';
 
 /** An event longer than this is skipped: a `response.done` holds its response's output as text (transcripts), never its audio. */
@@ -19,12 +20,32 @@ const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 const RESPONSE_DONE = Buffer.from('"response.done"');
 const SESSION_EVENT = /^session\.(?:created|updated)$/;
 const SESSION_MARK = Buffer.from('"session.');
+const TRANSCRIPTION_DONE = 'conversation.item.input_audio_transcription.completed';
+const TRANSCRIPTION_MARK = Buffer.from(`"${TRANSCRIPTION_DONE}"`);
+
+/** Usage of another model than the record's, priced as that model: a session's input transcription. */
+export interface PricedApart {
+  /** Null when the session never named it (the usage is then unpriced). */
+  model: string | null;
+  usage: TokenUsage;
+}
+
+/** A realtime session's settings as its events tell them: the model, and the input transcription's (the GA shape, or the beta's). */
+interface SessionEvent {
+  type?: unknown;
+  response?: { usage?: unknown };
+  usage?: unknown;
+  session?: { model?: unknown; audio?: { input?: { transcription?: { model?: unknown } | null } }; input_audio_transcription?: { model?: unknown } | null };
+}
 
 export class RealtimeUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
   readonly #messages = new WebSocketTextMessages(MAX_EVENT_BYTES);
-  readonly #usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, estimated: false };
+  readonly #usage: TokenUsage = zeroUsage();
+  #transcriptionModel: string | null = null;
+  /** The input transcription's usage; null while none was reported. */
+  #transcription: TokenUsage | null = null;
   #told = false;
 
   constructor(record: RequestRecord, done: UsageDone) {
@@ -38,32 +59,33 @@ export class RealtimeUsageTap implements BodyTap {
 
   #read(message: Buffer): void {
     const done = message.includes(RESPONSE_DONE);
-    if (!done && !message.includes(SESSION_MARK)) return;
-    let event: { type?: unknown; response?: { usage?: unknown }; session?: { model?: unknown } };
+    if (!done && !message.includes(SESSION_MARK) && !message.includes(TRANSCRIPTION_MARK)) return;
+    let event: SessionEvent;
     try {
       event = JSON.parse(message.toString('utf8'));
     } catch {
       return;
     }
     if (event === null || typeof event !== 'object') return;
-    if (done && event.type === 'response.done') {
+    if (event.type === 'response.done') {
       const usage = realtimeUsageOf(event.response?.usage);
-      if (usage !== null) this.#add(usage);
-    } else if (typeof event.type === 'string' && SESSION_EVENT.test(event.type) && typeof event.session?.model === 'string') {
-      this.#record.modelAnswered = recordedModel(event.session.model);
-    }
+      if (usage !== null) add(this.#usage, usage);
+    } else if (event.type === TRANSCRIPTION_DONE) {
+      const usage = usageOf(event.usage);
+      if (usage !== null) add((this.#transcription ??= zeroUsage()), usage);
+    } else if (typeof event.type === 'string' && SESSION_EVENT.test(event.type)) this.#readSession(event.session);
   }
 
-  #add(usage: TokenUsage): void {
-    const sum = this.#usage;
-    sum.inputTokens += usage.inputTokens;
-    sum.outputTokens += usage.outputTokens;
-    sum.cachedInputTokens += usage.cachedInputTokens;
-    sum.totalTokens += usage.totalTokens;
-    // The only parts realtimeUsageOf reads beside those.
-    if (usage.audioInputTokens !== undefined) sum.audioInputTokens = (sum.audioInputTokens ?? 0) + usage.audioInputTokens;
-    if (usage.imageInputTokens !== undefined) sum.imageInputTokens = (sum.imageInputTokens ?? 0) + usage.imageInputTokens;
-    if (usage.audioOutputTokens !== undefined) sum.audioOutputTokens = (sum.audioOutputTokens ?? 0) + usage.audioOutputTokens;
+  #readSession(session: SessionEvent['session']): void {
+    if (session === null || typeof session !== 'object') return;
+    if (typeof session.model === 'string') this.#record.modelAnswered = recordedModel(session.model);
+    const transcription = session.audio?.input?.transcription ?? session.input_audio_transcription;
+    if (transcription !== undefined && transcription !== null && typeof transcription.model === 'string') this.#transcriptionModel = transcription.model;
+  }
+
+  /** The session's input transcription, once it ended; null when it reported none. */
+  transcription(): PricedApart | null {
+    return this.#transcription === null ? null : { model: this.#transcriptionModel, usage: this.#transcription };
   }
 
   end(): void {
@@ -76,4 +98,20 @@ export class RealtimeUsageTap implements BodyTap {
   brokeOff(): void {
     this.end();
   }
+}
+
+function zeroUsage(): TokenUsage {
+  return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, totalTokens: 0, estimated: false };
+}
+
+/** Adds `usage` to `sum`: the parts a realtime response's or a transcription's usage has (realtimeUsageOf, usageOf). */
+function add(sum: TokenUsage, usage: TokenUsage): void {
+  sum.inputTokens += usage.inputTokens;
+  sum.outputTokens += usage.outputTokens;
+  sum.cachedInputTokens += usage.cachedInputTokens;
+  sum.totalTokens += usage.totalTokens;
+  if (usage.audioInputTokens !== undefined) sum.audioInputTokens = (sum.audioInputTokens ?? 0) + usage.audioInputTokens;
+  if (usage.imageInputTokens !== undefined) sum.imageInputTokens = (sum.imageInputTokens ?? 0) + usage.imageInputTokens;
+  if (usage.audioOutputTokens !== undefined) sum.audioOutputTokens = (sum.audioOutputTokens ?? 0) + usage.audioOutputTokens;
+  if (usage.audioSeconds !== undefined) sum.audioSeconds = (sum.audioSeconds ?? 0) + usage.audioSeconds;
 }

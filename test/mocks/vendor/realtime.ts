@@ -1,7 +1,9 @@
 // The vendor's realtime API over a WebSocket (`GET /v1/realtime?model=…`), as far as the tests drive
 // it: the handshake (a model is required; no extension is agreed), `session.created` first, then an
 // answer to each client event: `session.update` → `session.updated`, `conversation.item.create` →
-// `conversation.item.added`, `response.create` → a short text response with its audio (one large
+// `conversation.item.added`, `input_audio_buffer.commit` → `input_audio_buffer.committed` and, when
+// the session turned on input transcription (`session.update`'s `audio.input.transcription`), its
+// `conversation.item.input_audio_transcription.completed` with its usage, `response.create` → a short text response with its audio (one large
 // `response.output_audio.delta`, in a frame of a 64-bit length) ending in `response.done` with its
 // usage (text, audio and cached tokens; sent in two fragments with a ping between, as RFC 6455 lets a
 // server), anything else an `error` event. Pings are answered, a close is returned.
@@ -64,6 +66,7 @@ export async function realtimeSession(ctx: MockContext, model: string, headers: 
   const sessionId = vendorId('sess_');
   send({ type: 'session.created', session: { type: 'realtime', object: 'realtime.session', id: sessionId, model, output_modalities: ['audio'] } });
   const reader = new FrameReader();
+  const state: SessionState = { transcription: null };
   socket.on('data', (chunk: Buffer) => {
     let messages;
     try {
@@ -88,7 +91,7 @@ export async function realtimeSession(ctx: MockContext, model: string, headers: 
         continue;
       }
       session.received.push(event);
-      answer(event, send, model);
+      answer(event, send, model, state);
     }
   });
 }
@@ -105,11 +108,37 @@ export const REALTIME_USAGE = {
 /** The audio a response carries: 48 KiB of PCM (zeros), sent in base64 in one event. */
 const ANSWER_AUDIO = Buffer.alloc(48 * 1024).toString('base64');
 
-function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>, fragmented?: boolean) => void, model: string): void {
+/** What a session was told to do: the model of its input transcription (none: the audio is not transcribed). */
+interface SessionState {
+  transcription: string | null;
+}
+
+/** What a transcription of the input reports: tokens (gpt-4o-transcribe and its mini), or seconds (whisper-1). */
+export const TRANSCRIPTION_USAGE = {
+  tokens: { type: 'tokens', total_tokens: 26, input_tokens: 20, input_token_details: { text_tokens: 0, audio_tokens: 20 }, output_tokens: 6 },
+  duration: { type: 'duration', seconds: 3 },
+} as const;
+
+function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>, fragmented?: boolean) => void, model: string, state: SessionState): void {
   switch (event.type) {
-    case 'session.update':
+    case 'session.update': {
+      const session = event.session as { audio?: { input?: { transcription?: { model?: string } | null } } } | undefined;
+      const transcription = session?.audio?.input?.transcription;
+      if (transcription !== undefined) state.transcription = transcription?.model ?? null;
       send({ type: 'session.updated', session: { type: 'realtime', object: 'realtime.session', model, ...(event.session as object) } });
       return;
+    }
+    case 'input_audio_buffer.append':
+      return;
+    case 'input_audio_buffer.commit': {
+      const item = vendorId('item_');
+      send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: item });
+      if (state.transcription !== null) {
+        const usage = state.transcription === 'whisper-1' ? TRANSCRIPTION_USAGE.duration : TRANSCRIPTION_USAGE.tokens;
+        send({ type: 'conversation.item.input_audio_transcription.completed', item_id: item, content_index: 0, transcript: 'Hello there.', usage });
+      }
+      return;
+    }
     case 'conversation.item.create':
       send({ type: 'conversation.item.added', previous_item_id: null, item: { id: vendorId('item_'), ...(event.item as object) } });
       return;
