@@ -13,6 +13,11 @@ export interface BodyTap {
    * instead of end, before the request's record is handed on.
    */
   brokeOff(): void;
+  /**
+   * The bytes the client sent on a connection carried both ways (a WebSocket session,
+   * runtime/upstream/tunnel.ts), for a tap that reads them; absent on one that does not.
+   */
+  sent?(chunk: Buffer): void;
 }
 
 /** A response that feeds a tap from its writes. */

@@ -39,6 +39,11 @@ class BothTaps implements BodyTap {
     this.#first.brokeOff();
     this.#second.brokeOff();
   }
+
+  sent(chunk: Buffer): void {
+    this.#first.sent?.(chunk);
+    this.#second.sent?.(chunk);
+  }
 }
 
 /**

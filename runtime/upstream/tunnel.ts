@@ -40,7 +40,10 @@ export class WebSocketTunnel implements UpstreamResponse {
     // What the provider sends is told to the answer's tap (the session's usage is read from its events):
     // read at each chunk, since the tap is let go when the response closes.
     const tapped = res as ServerResponse & Partial<TappableResponse>;
-    if (tapped.bodyTap !== undefined && tapped.bodyTap !== null) upstream.on('data', (chunk: Buffer) => tapped.bodyTap?.write(chunk));
+    const tap = tapped.bodyTap ?? null;
+    if (tap !== null) upstream.on('data', (chunk: Buffer) => tapped.bodyTap?.write(chunk));
+    // And what the client sends, to a tap that reads it (the log's, with bodies logged).
+    if (tap?.sent !== undefined) res.socket!.on('data', (chunk: Buffer) => tapped.bodyTap?.sent?.(chunk));
     // The head (deferred by the caller, with the gateway's headers) goes out now: a 101 has no body.
     res.flushHeaders();
     return new Promise<void>((resolve) => {

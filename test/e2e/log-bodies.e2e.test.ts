@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
 import { type ServeProcess, startServe, stopServes, until } from './serve-processes.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
 
 const ADMIN = 'gw_log-bodies-admin-key-0123456789abcdef';
 const SECRET = 'sk-live0123456789abcdefghij';
@@ -86,5 +87,28 @@ describe('GATEWAY_LOG_BODIES=on', () => {
     expect(upload.request_body!.endsWith('…[truncated]')).toBe(true);
     expect(upload.request_body).toMatch(/^-+/);
     expect(Buffer.byteLength(upload.request_body!)).toBeLessThanOrEqual(CAP + 20);
+  });
+
+  it('keeps a realtime session\'s events each way, a line each, its audio as its length and its secrets replaced', async () => {
+    const traceId = `bodies-${randomUUID()}`;
+    const client = await connectRealtime(`${serve.url}/v1/realtime?model=gpt-realtime`, headers(traceId));
+    client.socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3000).toString('base64') }));
+    client.socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `my key is ${SECRET}` }] } }));
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await client.event('response.done');
+    client.socket.close();
+    await client.closed;
+    const record = await recordOf(traceId);
+    expect(record.status).toBe(101);
+    const sent = record.request_body!.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(sent.map((event) => event.type)).toEqual(['input_audio_buffer.append', 'conversation.item.create', 'response.create']);
+    expect(sent[0].audio).toBe('[4000 characters of base64 audio]');
+    expect(record.request_body).toContain('my key is [redacted]');
+    expect(record.request_body).not.toContain(SECRET.slice(0, 10));
+    // The provider's: its audio delta (64 KiB in base64) cut to its length, so the cap holds the session's start.
+    const received = record.response_body!.replace(/…\[truncated\]$/, '');
+    expect(Buffer.byteLength(received)).toBeLessThanOrEqual(CAP);
+    expect(received).toContain('"type":"session.created"');
+    expect(received).toContain('"delta":"[65536 characters of base64 audio]"');
   });
 });

@@ -68,7 +68,7 @@ function recordOutcome(x: Exchange, outcome: Outcome, configId: string | null, s
   if (response === null) return outcome;
   // A WebSocket session the provider opened (a realtime API): its usage is in its events, and its input transcription is priced apart.
   if (response.status === 101 && x.options.webSocket !== null) {
-    const tap: RealtimeUsageTap = new RealtimeUsageTap(record, () => priceAnswer(x, outcome.provider, services, tap.transcription()));
+    const tap: RealtimeUsageTap = new RealtimeUsageTap(record, () => priceAnswer(x, outcome.provider, services, tap.transcription()), services.logBodyBytes);
     return { ...outcome, response: tapped(response, tap) };
   }
   const contentType = response.headers['content-type'];

@@ -7,9 +7,12 @@
 // The input transcription a session may turn on is billed apart, under the transcription model the
 // session names: each `conversation.item.input_audio_transcription.completed` event's usage
 // (tokens, or seconds for whisper-1) is added up apart, for the log stage to price as that model.
+// With bodies logged, the events each way are kept too (session-events.ts): the client's read from
+// its frames (BodyTap.sent), which are read only then.
 import { recordedModel, type RequestRecord, type TokenUsage } from '../../core/request-record.ts';
 import type { BodyTap } from '../../core/body-tap.ts';
 import { WebSocketTextMessages } from '../../core/web-socket-messages.ts';
+import { SessionEvents } from './session-events.ts';
 import { realtimeUsageOf, usageOf } from './usage-of.ts';
 import type { UsageDone } from './usage-tap.ts';
 
@@ -42,19 +45,40 @@ export class RealtimeUsageTap implements BodyTap {
   readonly #record: RequestRecord;
   readonly #done: UsageDone;
   readonly #messages = new WebSocketTextMessages(MAX_EVENT_BYTES);
+  /** With bodies logged: the provider's events (the record's response body), and the client's (its request body), read from the client's frames. */
+  readonly #received: SessionEvents | null;
+  readonly #sent: SessionEvents | null;
+  readonly #clientMessages: WebSocketTextMessages | null;
   readonly #usage: TokenUsage = zeroUsage();
   #transcriptionModel: string | null = null;
   /** The input transcription's usage; null while none was reported. */
   #transcription: TokenUsage | null = null;
   #told = false;
 
-  constructor(record: RequestRecord, done: UsageDone) {
+  /** `bodyBytes`: keep the session's events in the record up to that many bytes each way; 0: do not. */
+  constructor(record: RequestRecord, done: UsageDone, bodyBytes = 0) {
     this.#record = record;
     this.#done = done;
+    this.#received = bodyBytes > 0 ? new SessionEvents(bodyBytes) : null;
+    this.#sent = bodyBytes > 0 ? new SessionEvents(bodyBytes) : null;
+    this.#clientMessages = bodyBytes > 0 ? new WebSocketTextMessages(MAX_EVENT_BYTES) : null;
+    this.sent = bodyBytes > 0 ? (chunk) => this.#readSent(chunk) : undefined;
   }
 
   write(chunk: Buffer | string): void {
-    for (const message of this.#messages.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) this.#read(message);
+    for (const message of this.#messages.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      this.#received?.add(message);
+      this.#read(message);
+    }
+  }
+
+  /** The client's bytes, read for its events: only when they are kept (BodyTap.sent). */
+  readonly sent: ((chunk: Buffer) => void) | undefined;
+
+  #readSent(chunk: Buffer): void {
+    const kept = this.#sent!;
+    if (kept.full) return;
+    for (const message of this.#clientMessages!.push(chunk)) kept.add(message);
   }
 
   #read(message: Buffer): void {
@@ -92,6 +116,10 @@ export class RealtimeUsageTap implements BodyTap {
     if (this.#told) return;
     this.#told = true;
     this.#record.usage = this.#usage;
+    if (this.#received !== null) {
+      this.#record.responseBody = this.#received.text();
+      this.#record.requestBody = this.#sent!.text();
+    }
     this.#done(this.#record);
   }
 
