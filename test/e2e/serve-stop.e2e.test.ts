@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { type ServeProcess, startServe } from './serve-processes.ts';
-import { startVendorMock, VENDOR_MOCK_KEY } from '../mocks/vendor/index.ts';
+import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import type { RequestRecord } from '../../runtime/core/request-record.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { openStore } from '../../runtime/store/open-store.ts';
 import { connectRealtime } from '../support/realtime-client.ts';
@@ -35,16 +36,9 @@ it('stops within seconds while its collector accepts and never answers', async (
 });
 
 it('gives in-flight requests GATEWAY_DRAIN_MS, then cuts them, and still writes their records', async () => {
-  const mock = await startVendorMock({ label: 'drain' });
-  // A stream that sends its first frames and then nothing for a minute.
-  mock.script({ path: '/v1/chat/completions', stallAfter: 2, times: 1 });
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-serve-drain-'));
-  let serve: ServeProcess | undefined;
-  try {
-    await mkdir(join(dir, 'configs'));
-    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
-    const key = 'gw_serve-drain-key-0123456789abcdefghij';
-    serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
+  await withDrainingServe('drain', async ({ serve, mock, key, dataDir }) => {
+    // A stream that sends its first frames and then nothing for a minute.
+    mock.script({ path: '/v1/chat/completions', stallAfter: 2, times: 1 });
     const res = await fetch(`${serve.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': key, 'x-gateway-config': 'chat', 'x-gateway-trace-id': 'drained-stream', 'content-type': 'application/json' },
@@ -59,30 +53,13 @@ it('gives in-flight requests GATEWAY_DRAIN_MS, then cuts them, and still writes 
     // 300 ms of drain, the last writes and the exit: far from the 10 s default.
     expect(Date.now() - started).toBeLessThan(5000);
     await reader.cancel().catch(() => undefined);
-    const store = openStore(join(dir, 'data'));
-    try {
-      const page = await store.requestLogs.list({ traceId: 'drained-stream' }, { limit: 10 });
-      expect(page.records).toHaveLength(1);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
-    await mock.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+    expect(await loggedRecords(dataDir, 'drained-stream')).toHaveLength(1);
+  });
 });
 
 it('cuts an open WebSocket session (a realtime API) at the end of GATEWAY_DRAIN_MS, and writes its record', async () => {
-  const mock = await startVendorMock({ label: 'drain-realtime' });
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-serve-drain-ws-'));
-  let serve: ServeProcess | undefined;
-  try {
-    await mkdir(join(dir, 'configs'));
-    await writeFile(join(dir, 'configs', 'voice.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
-    const key = 'gw_serve-drain-key-0123456789abcdefghij';
-    serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
-    const client = await connectRealtime(`${serve.url}/v1/realtime?model=gpt-realtime`, { 'x-gateway-api-key': key, 'x-gateway-config': 'voice', 'x-gateway-trace-id': 'drained-session' });
+  await withDrainingServe('drain-realtime', async ({ serve, key, dataDir }) => {
+    const client = await connectRealtime(`${serve.url}/v1/realtime?model=gpt-realtime`, { 'x-gateway-api-key': key, 'x-gateway-config': 'chat', 'x-gateway-trace-id': 'drained-session' });
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await client.event('response.done');
     const started = Date.now();
@@ -91,18 +68,37 @@ it('cuts an open WebSocket session (a realtime API) at the end of GATEWAY_DRAIN_
     expect(Date.now() - started).toBeLessThan(5000);
     // Cut, not closed with a close frame: 1006.
     expect((await client.closed).code).toBe(1006);
-    const store = openStore(join(dir, 'data'));
-    try {
-      const page = await store.requestLogs.list({ traceId: 'drained-session' }, { limit: 10 });
-      expect(page.records).toHaveLength(1);
-      // With the usage of the response it had.
-      expect(page.records[0]).toMatchObject({ status: 101, routeKind: 'passthrough', provider: 'vendor', usage: { inputTokens: REALTIME_USAGE.input_tokens, outputTokens: REALTIME_USAGE.output_tokens } });
-    } finally {
-      await store.close();
-    }
+    const records = await loggedRecords(dataDir, 'drained-session');
+    expect(records).toHaveLength(1);
+    // With the usage of the response it had.
+    expect(records[0]).toMatchObject({ status: 101, routeKind: 'passthrough', provider: 'vendor', usage: { inputTokens: REALTIME_USAGE.input_tokens, outputTokens: REALTIME_USAGE.output_tokens } });
+  });
+});
+
+/** A `gateway serve` with a 300 ms drain and one saved config, `chat`, to a vendor mock; all of it stopped and removed after `run`. */
+async function withDrainingServe(label: string, run: (setup: { serve: ServeProcess; mock: VendorMock; key: string; dataDir: string }) => Promise<void>): Promise<void> {
+  const mock = await startVendorMock({ label });
+  const dir = await mkdtemp(join(tmpdir(), `gateway-serve-${label}-`));
+  let serve: ServeProcess | undefined;
+  try {
+    await mkdir(join(dir, 'configs'));
+    await writeFile(join(dir, 'configs', 'chat.json'), JSON.stringify({ provider: 'openai', api_key: VENDOR_MOCK_KEY, custom_host: mock.baseURL }));
+    const key = 'gw_serve-drain-key-0123456789abcdefghij';
+    serve = await startServe({ GATEWAY_API_KEY: key, GATEWAY_DRAIN_MS: '300' }, join(dir, 'data'), ['--configs', join(dir, 'configs'), '--no-watch']);
+    await run({ serve, mock, key, dataDir: join(dir, 'data') });
   } finally {
     if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
     await mock.close();
     await rm(dir, { recursive: true, force: true });
   }
-});
+}
+
+/** The records the stopped gateway wrote for a trace id, read from its store. */
+async function loggedRecords(dataDir: string, traceId: string): Promise<RequestRecord[]> {
+  const store = openStore(dataDir);
+  try {
+    return (await store.requestLogs.list({ traceId }, { limit: 10 })).records;
+  } finally {
+    await store.close();
+  }
+}
