@@ -10,6 +10,13 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 const HANDSHAKE_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol'] as const;
 
+/**
+ * How long a connection handed over for a WebSocket may stay half open once one side ended it: a
+ * session's other side (its close frame on the way), or a refused handshake's client. node:http
+ * watches no such socket, so without a cut a client that never ends its half would keep it forever.
+ */
+export const HALF_OPEN_GRACE_MS = 1000;
+
 /** `Upgrade: websocket` among the upgrades asked for. Other upgrades (curl's `h2c`) a server may ignore, and the gateway does. */
 export function asksForWebSocket(upgrade: string | undefined): boolean {
   return upgrade !== undefined && /(?:^|,)\s*websocket\s*(?:,|$)/i.test(upgrade);

@@ -18,7 +18,7 @@ import type { ValidatorRegistry } from '../core/validate.ts';
 import { StoreUnavailableError, UnstorableTextError } from '../store/sql/sql-database.ts';
 import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
 import { envInteger } from '../core/env-integer.ts';
-import { asksForWebSocket } from '../core/web-socket.ts';
+import { asksForWebSocket, HALF_OPEN_GRACE_MS } from '../core/web-socket.ts';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
@@ -282,7 +282,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       socket.destroy();
       return;
     }
-    res.once('finish', () => socket.end());
+    // A refusal, or the provider's own answer other than 101: the connection ends with it. What the
+    // client still sends is read and dropped (unread, it would make the close a reset that can lose
+    // the answer), and a client that keeps its half open is cut.
+    res.once('finish', () => {
+      socket.end();
+      socket.resume();
+      setTimeout(() => socket.destroy(), HALF_OPEN_GRACE_MS).unref();
+    });
     // Frames the client sent right behind its handshake are the session's first bytes.
     if (head.length > 0) socket.unshift(head);
     tunnels.add(socket);

@@ -8,9 +8,8 @@ import type { Duplex } from 'node:stream';
 import { ClientClosedError } from './errors.ts';
 import type { UpstreamResponse } from './types.ts';
 import type { TappableResponse } from '../core/body-tap.ts';
+import { HALF_OPEN_GRACE_MS } from '../core/web-socket.ts';
 
-/** How long a session one side has ended may wait for the other to end too (its close frame on the way). */
-const HALF_OPEN_GRACE_MS = 1000;
 
 /** The headers that make a 101 a WebSocket's (hop-by-hop, so dropped from the provider's own). */
 const UPGRADED = { connection: 'Upgrade', upgrade: 'websocket' } as const;

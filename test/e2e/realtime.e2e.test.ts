@@ -3,6 +3,7 @@
 // the session's frames carried both ways, and the session logged once it ended, with the usage its
 // responses reported (read from the provider's events as they went by) and its cost. A route whose
 // hooks or guardrails would have to judge the session refuses it.
+import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REALTIME_USAGE, SESSIONS } from '../mocks/vendor/realtime.ts';
 import { GATEWAY_KEY, startE2E, target, VENDOR_MOCK_KEY, type E2E } from './harness.ts';
@@ -154,6 +155,28 @@ describe('a realtime session through the pass-through', () => {
     const refused = await handshake('/v1/realtime?deployment=voice', { 'x-gateway-api-key': GATEWAY_KEY, 'x-gateway-config': 'clouda' });
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.body).error.message).toContain('API version');
+  });
+
+  it('closes a refused handshake\'s connection even when its client keeps its own half open', async () => {
+    const { hostname, port } = new URL(e2e.gateway.url);
+    // A client that never ends its side: node:http does not watch a socket it handed over for a handshake.
+    const socket = connectTcp({ host: hostname, port: Number(port), allowHalfOpen: true });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+    // Its close is seen only when it writes: a reset once the gateway let the connection go.
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(`GET /v1/models HTTP/1.1\r\nhost: ${hostname}\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nx-gateway-api-key: ${GATEWAY_KEY}\r\n\r\n`);
+    await ended;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const writes = setInterval(() => socket.write('still here'), 100);
+    const cut = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 3000));
+    const outcome = await Promise.race([closed.then(() => 'closed'), cut]);
+    clearInterval(writes);
+    socket.destroy();
+    expect(outcome).toBe('closed');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
   });
 
   it('closes the provider\'s side when the client goes without a close frame', async () => {
