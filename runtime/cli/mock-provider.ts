@@ -1,21 +1,27 @@
 // `gateway mock-provider`: a local stand-in for the vendor's API, so a first routed request needs no
 // provider account and no network, and CI can route against something real. It answers chat
-// completions and responses (JSON or SSE), completions, embeddings and the model list in the vendor's wire format;
+// completions and responses (JSON or SSE), completions, embeddings, the model list and the realtime
+// API's text sessions (mock-realtime.ts) in the vendor's wire format;
 // the reply is "[mock] " and the prompt's words. Any bearer key is accepted. --fail-every N makes
 // every Nth request answer --fail-status, to watch retries and fallback work.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from '../core/node-http.ts';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ResponseEventFrames } from '../api/responses/events.ts';
 import { OutputBuilder } from '../api/responses/output-builder.ts';
 import { bagOfWordsOf } from './bag-of-words.ts';
+import { lastUserText, reply } from './mock-reply.ts';
+import { answerRealtime } from './mock-realtime.ts';
+import { asksForWebSocket } from '../core/web-socket.ts';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parsePort, reportUsageError, UsageError } from './args.ts';
 import { isJsonObject } from '../core/json-object.ts';
 
 export const MOCK_PROVIDER_USAGE = `Usage: gateway mock-provider [--port N] [--host H] [--fail-every N] [--fail-status CODE] [--latency MS]
 
 Runs a local provider that speaks the vendor's API (chat completions and responses with and without
-streaming, completions, embeddings, models) and answers "[mock]" followed by the prompt's words. Its embeddings
+streaming, completions, embeddings, models, and the realtime API's text sessions over a WebSocket at
+GET /v1/realtime?model=…) and answers "[mock]" followed by the prompt's words. Its embeddings
 are a hashed bag of words: texts sharing most of their words get close vectors, so a semantic cache
 can be tried with it (docs/cache.md). Prints one line
 with its base URL when ready; SIGINT or SIGTERM stop it. Point a config at it:
@@ -94,7 +100,8 @@ function integer(text: string | undefined, fallback: number, flag: string, min: 
 
 export function startMockProvider(settings: MockSettings): ReturnType<typeof createServer> {
   let served = 0;
-  return createServer((req, res) => {
+  // Only a WebSocket handshake is an upgrade here; any other (curl's h2c) is answered as HTTP/1.1.
+  const server = createServer({ shouldUpgradeCallback: (req) => asksForWebSocket(req.headers.upgrade) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -112,6 +119,20 @@ export function startMockProvider(settings: MockSettings): ReturnType<typeof cre
       else answer();
     });
   });
+  // The realtime API's WebSocket (mock-realtime.ts). node:http neither counts nor closes a socket it
+  // handed over, and its close waits for them: closeAllConnections cuts the sessions too.
+  const sessions = new Set<Duplex>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    sessions.add(socket);
+    socket.once('close', () => sessions.delete(socket));
+    answerRealtime(req, socket, head);
+  });
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const socket of sessions) socket.destroy();
+  };
+  return server;
 }
 
 function route(req: IncomingMessage, res: ServerResponse, raw: Buffer, failStatus: number | null): void {
@@ -189,24 +210,6 @@ function responses(res: ServerResponse, body: Record<string, unknown>, model: st
   frames.closing(response);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.end(frames.take());
-}
-
-/**
- * The text of the last user turn: a chat message's or a Responses input item's content, a string or
- * a list of text parts (`text`, `input_text`); other parts are skipped.
- */
-function lastUserText(turns: readonly Record<string, unknown>[]): string {
-  const last = [...turns].reverse().find((turn) => turn.role === 'user');
-  const content = last?.content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.filter(isJsonObject).map((part) => (typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text') ? part.text : '')).join(' ');
-}
-
-/** "[mock]" and the prompt's words, one token per word. */
-function reply(prompt: string): string[] {
-  const words = prompt.split(/\s+/).filter((w) => w !== '');
-  return ['[mock]', ...(words.length === 0 ? [' Hello!'] : words.map((w) => ` ${w}`))];
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

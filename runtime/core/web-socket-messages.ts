@@ -2,7 +2,8 @@
 // they go by: what the request log reads a realtime session's usage from. A message is kept only up
 // to a size; a longer one (or a binary one) is skipped as it streams past, never held, and a frame
 // is never waited for whole: a session's audio goes by in large frames. Control frames, which may
-// sit between a message's fragments, are skipped too.
+// sit between a message's fragments, are skipped too, or told to a listener (the mock provider's
+// realtime API answers pings and closes: runtime/cli/mock-realtime.ts).
 
 /** The state of the frame whose bytes come next. */
 const HEAD = 0;
@@ -28,10 +29,15 @@ export class WebSocketTextMessages {
   #bytes = 0;
   /** The messages completed during the current push. */
   #done: Buffer[] = [];
+  readonly #onControl: ControlListener | null;
+  /** The control frame in progress: its opcode, and its payload so far (at most 125 bytes) when a listener wants it. */
+  #opcode = 0;
+  #control: Buffer[] = [];
 
-  /** `maxBytes`: a text message longer than this is skipped. */
-  constructor(maxBytes: number) {
+  /** `maxBytes`: a text message longer than this is skipped. `onControl`: told each control frame (close, ping, pong) with its payload. */
+  constructor(maxBytes: number, onControl: ControlListener | null = null) {
     this.#maxBytes = maxBytes;
+    this.#onControl = onControl;
   }
 
   /** The text messages `chunk` completes, as their UTF-8 bytes (the result is not to be changed). */
@@ -44,6 +50,7 @@ export class WebSocketTextMessages {
       }
       const take = Math.min(this.#remaining, chunk.length - at);
       if (this.#dataFrame && this.#parts !== null) this.#keep(chunk.subarray(at, at + take));
+      else if (!this.#dataFrame && this.#onControl !== null) this.#control.push(this.#unmasked(chunk.subarray(at, at + take)));
       at += take;
       this.#remaining -= take;
       if (this.#remaining === 0) this.#frameDone();
@@ -88,6 +95,7 @@ export class WebSocketTextMessages {
     this.#mask = masked ? Buffer.from(head.slice(offset, offset + 4)) : null;
     this.#maskOffset = 0;
     this.#dataFrame = opcode < 0x8;
+    this.#opcode = opcode;
     if (opcode === OPCODE_TEXT) {
       this.#parts = [];
       this.#bytes = 0;
@@ -104,20 +112,27 @@ export class WebSocketTextMessages {
       this.#parts = null;
       return;
     }
+    this.#parts!.push(this.#unmasked(bytes));
+  }
+
+  /** A copy of payload bytes (the chunk is the socket's, which may reuse its memory), unmasked. */
+  #unmasked(bytes: Buffer): Buffer {
     const mask = this.#mask;
-    if (mask === null) {
-      // A copy: the chunk is the socket's, which may reuse its memory.
-      this.#parts!.push(Buffer.from(bytes));
-      return;
-    }
+    if (mask === null) return Buffer.from(bytes);
     const part = Buffer.allocUnsafe(bytes.length);
     for (let i = 0; i < bytes.length; i++) part[i] = bytes[i] ^ mask[(this.#maskOffset + i) & 3];
     this.#maskOffset = (this.#maskOffset + bytes.length) & 3;
-    this.#parts!.push(part);
+    return part;
   }
 
   #frameDone(): void {
     this.#state = HEAD;
+    if (!this.#dataFrame && this.#onControl !== null) {
+      const payload = Buffer.concat(this.#control);
+      this.#control = [];
+      this.#onControl(this.#opcode, payload);
+      return;
+    }
     if (!this.#dataFrame || !this.#fin) return;
     const parts = this.#parts;
     this.#parts = null;
@@ -127,6 +142,9 @@ export class WebSocketTextMessages {
 }
 
 const NONE: readonly Buffer[] = [];
+
+/** Told a control frame: its opcode (0x8 close, 0x9 ping, 0xA pong) and its payload. */
+export type ControlListener = (opcode: number, payload: Buffer) => void;
 
 /** How long a frame head is, once its first two bytes are known: 2, 4 or 10 bytes, and 4 more for a mask. */
 function headLength(head: number[]): number | null {

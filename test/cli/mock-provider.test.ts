@@ -3,7 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { startMockProvider } from '../../runtime/cli/mock-provider.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
+import { webSocketHandshake } from '../support/web-socket-handshake.ts';
 
 let server: ReturnType<typeof startMockProvider>;
 let base: string;
@@ -46,4 +49,31 @@ test.prop([fc.constantFrom('/chat/completions', '/completions', '/embeddings', '
   const answer = await post(path, JSON.stringify(value));
   expect([200, 400]).toContain(answer.status);
   expect((await fetch(`${base}/models`)).status).toBe(200);
+});
+
+it('holds a realtime text session over a WebSocket: the last text said, answered with its usage, and a close returned', async () => {
+  const client = await connectRealtime(`${base}/realtime?model=gpt-realtime`, {});
+  expect(((await client.event('session.created')).session as { model: string }).model).toBe('gpt-realtime');
+  client.socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello over a socket' }] } }));
+  client.socket.send(JSON.stringify({ type: 'response.create' }));
+  const done = (await client.event('response.done')).response as { usage: { input_tokens: number; output_tokens: number }; output: Array<{ content: Array<{ text: string }> }> };
+  expect(done.output[0].content[0].text).toBe('[mock] hello over a socket');
+  expect(done.usage).toMatchObject({ input_tokens: 4, output_tokens: 5 });
+  expect(client.events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe('[mock] hello over a socket');
+  client.socket.send('not json');
+  expect(((await client.event('error')).error as { code: string }).code).toBe('invalid_json');
+  client.socket.close(1000, 'bye');
+  expect((await client.closed).code).toBe(1000);
+  // Anything else asking for a WebSocket is refused; another upgrade (curl's h2c) is answered as HTTP/1.1.
+  expect((await webSocketHandshake(base.replace(/\/v1$/, ''), '/v1/chat', {})).status).toBe(404);
+  expect((await webSocketHandshake(base.replace(/\/v1$/, ''), '/v1/realtime', {})).status).toBe(400);
+  const h2c = await new Promise<number>((resolve, reject) => {
+    const req = request(`${base}/models`, { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  expect(h2c).toBe(200);
 });

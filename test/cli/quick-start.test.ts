@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type ServeProcess, startServe } from '../e2e/serve-processes.ts';
+import { freePort, type ServeProcess, startServe, until } from '../e2e/serve-processes.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gateway.js');
@@ -71,6 +72,19 @@ describe('quick start without a provider account', () => {
     }
     expect(text).toBe('[mock] streamed parts');
     expect(completed).toBe(text);
+  });
+
+  it('carries a realtime session to the mock over a WebSocket, as the README shows, and logs it with its usage', async () => {
+    const session = await connectRealtime(`${serve.url}/v1/realtime?model=gpt-realtime`, { 'x-gateway-api-key': KEY, 'x-gateway-config': 'mock', 'x-gateway-trace-id': 'quick-start-realtime', authorization: 'Bearer any-key' });
+    session.socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello realtime' }] } }));
+    session.socket.send(JSON.stringify({ type: 'response.create' }));
+    const done = (await session.event('response.done')).response as { output: Array<{ content: Array<{ text: string }> }> };
+    expect(done.output[0].content[0].text).toBe('[mock] Hello realtime');
+    session.socket.close();
+    await session.closed;
+    const logged = await until(async () => (await (await fetch(`${serve.url}/v1/logs?trace_id=quick-start-realtime`, { headers: { 'x-gateway-api-key': KEY } })).json()) as { data: Array<Record<string, any>> }, (page) => page.data.length === 1);
+    expect(logged.data[0]).toMatchObject({ status: 101, model_answered: 'gpt-realtime', usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 } });
+    expect(logged.data[0].cost_usd).toBeGreaterThan(0);
   });
 
   it("lets a semantic cache be tried on the mock's bag-of-words embeddings, as docs/cache.md shows", async () => {

@@ -30,9 +30,18 @@ const message: fc.Arbitrary<Message> = fc.record({
   mask: fc.option(fc.uint8Array({ minLength: 4, maxLength: 4 }), { nil: undefined }),
 });
 
+/** Where a message's payload is cut into fragments. */
+function cutPoints(m: Message): number[] {
+  return [...new Set(m.cuts.map((c) => c % (m.payload.length + 1)))].sort((a, b) => a - b);
+}
+
+function fragmentsOf(m: Message): number {
+  return cutPoints(m).length + 1;
+}
+
 function framesOf(m: Message): Buffer {
   const payload = Buffer.from(m.payload);
-  const points = [...new Set(m.cuts.map((c) => c % (payload.length + 1)))].sort((a, b) => a - b);
+  const points = cutPoints(m);
   const pieces: Buffer[] = [];
   let from = 0;
   for (const point of [...points, payload.length]) {
@@ -66,6 +75,22 @@ describe('WebSocketTextMessages', () => {
         expect(got).toEqual(expected);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('tells a listener each control frame between the fragments, with its payload, and still yields the messages', () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 6 }), fc.integer({ min: 1, max: 700 }), (messages, size) => {
+        const bytes = Buffer.concat(messages.map(framesOf));
+        const controls: string[] = [];
+        const reader = new WebSocketTextMessages(MAX_BYTES, (opcode, payload) => controls.push(`${opcode}:${payload.toString('latin1')}`));
+        let texts = 0;
+        for (let at = 0; at < bytes.length; at += size) texts += reader.push(bytes.subarray(at, at + size)).length;
+        const pings = messages.reduce((n, m) => n + m.pings.filter((ping, i) => ping && i < fragmentsOf(m) - 1).length, 0);
+        expect(controls).toEqual(Array.from({ length: pings }, () => `${OPCODE.ping}:ping`));
+        expect(texts).toBe(messages.filter((m) => m.opcode === OPCODE.text && m.payload.length <= MAX_BYTES).length);
+      }),
+      { numRuns: 200 },
     );
   });
 
