@@ -396,9 +396,34 @@ function onConnect(_req: IncomingMessage, socket: Socket): void {
 
 /** Requests node:http could not parse never reach a handler; answer them with the same error body. */
 function onClientError(err: Error & { code?: string }, socket: Socket): void {
-  // A response already under way on this socket cannot be followed by a second status line.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // A request received whole before the bytes that failed (sent behind it on the same connection)
+  // is answered first, as HTTP answers in order; the error follows it. Answered now, the error would
+  // go out before that answer, or cut it off (a HEAD's answer was lost that way). A request whose own
+  // body failed is answered the error now: its handler waits for a body that will not come.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight !== undefined && inFlight !== null && !inFlight.writableFinished) {
+    if (inFlight.req.complete) {
+      inFlight.once('finish', () => answerClientError(err, socket));
+      inFlight.once('close', () => {
+        if (!inFlight.writableFinished) socket.destroy();
+      });
+      return;
+    }
+    // An answer under way to the request whose body failed cannot be followed by a second status line.
+    if (inFlight.headersSent) {
+      socket.destroy();
+      return;
+    }
+  }
+  answerClientError(err, socket);
+}
+
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
     socket.destroy();
     return;
   }

@@ -3,6 +3,7 @@
 // hold whatever a client sends: no 5xx but 502/503/504 (a broken provider), every gateway error body
 // well formed, and the process still answering. `npm test` runs a bounded number of cases;
 // `npm run fuzz -- --runs N` runs as many as asked.
+import { sendRaw } from '../server/helpers.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fc } from '@fast-check/vitest';
@@ -154,6 +155,55 @@ export const fuzzControlPlane: fc.Arbitrary<FuzzRequest> = fc
     };
     return { method: 'POST' as const, path: `/v1/${kind}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(bodies[kind]) };
   });
+
+/** A WebSocket handshake as a client may send it: any method, path, upgrade, key, config, body, and bytes behind it. */
+export interface FuzzHandshake {
+  head: string;
+  /** Sent right behind the head: a body, or a session's first frames, or junk. */
+  after: Uint8Array;
+}
+
+const headerText = fc.string({ maxLength: 40 }).map((text) => text.replace(/[\r\n]/g, ' '));
+
+export const fuzzHandshake: fc.Arbitrary<FuzzHandshake> = fc
+  .record({
+    method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'HEAD', 'DELETE', 'OPTIONS'),
+    path: fc.oneof(fc.constantFrom('/v1/realtime?model=gpt-realtime', '/v1/realtime', '/v1/realtime?model=', '/v1/models', '/v1/chat/completions', '/v1/logs', '/metrics', '/v1/health', '/nope'), headerText.map((text) => `/v1/${encodeURIComponent(text)}`)),
+    upgrade: fc.oneof(fc.constantFrom('websocket', 'WebSocket', 'h2c, websocket', 'h2c', ''), headerText),
+    connection: fc.constantFrom('Upgrade', 'keep-alive, Upgrade', 'close', ''),
+    key: fc.option(fc.oneof(fc.constant('dGhlIHNhbXBsZSBub25jZQ=='), headerText), { nil: undefined }),
+    version: fc.constantFrom('13', '8', '', 'x'),
+    protocol: fc.option(fc.oneof(fc.constant('realtime'), headerText), { nil: undefined }),
+    config: fc.oneof(fc.constantFrom('chat', 'fallback', 'guarded', 'missing'), headerText),
+    authenticated: fc.boolean(),
+    length: fc.option(fc.nat(64), { nil: undefined }),
+    chunked: fc.boolean(),
+    after: fc.uint8Array({ maxLength: 200 }),
+  })
+  .map((h): FuzzHandshake => {
+    const lines = [`${h.method} ${h.path} HTTP/1.1`, 'host: 127.0.0.1'];
+    if (h.connection !== '') lines.push(`connection: ${h.connection}`);
+    if (h.upgrade !== '') lines.push(`upgrade: ${h.upgrade}`);
+    if (h.key !== undefined) lines.push(`sec-websocket-key: ${h.key}`);
+    if (h.version !== '') lines.push(`sec-websocket-version: ${h.version}`);
+    if (h.protocol !== undefined) lines.push(`sec-websocket-protocol: ${h.protocol}`);
+    lines.push(`x-gateway-config: ${h.config}`);
+    if (h.authenticated) lines.push('x-gateway-api-key: gw-e2e-key');
+    // A body is sent whole (one that never comes is the client's stall, not the gateway's): a length
+    // no longer than the bytes behind the head (the rest would be a next request), or one chunk.
+    let after = h.after;
+    if (h.length !== undefined) lines.push(`content-length: ${Math.min(h.length, after.length)}`);
+    else if (h.chunked) {
+      lines.push('transfer-encoding: chunked');
+      after = Buffer.concat([Buffer.from(`${after.length.toString(16)}\r\n`), after, Buffer.from(after.length === 0 ? '\r\n' : '\r\n0\r\n\r\n')]);
+    }
+    return { head: `${lines.join('\r\n')}\r\n\r\n`, after };
+  });
+
+/** Sends a handshake over a socket of its own; what came back, as text, once the gateway closed, went quiet after answering, or 3 s passed. */
+export function sendHandshake(origin: string, handshake: FuzzHandshake): Promise<string> {
+  return sendRaw(origin, Buffer.concat([Buffer.from(handshake.head, 'latin1'), Buffer.from(handshake.after)]), { waitMs: 3000, quietMs: 100 });
+}
 
 /** Sends one request and checks the invariants; returns a description of what broke, or null. */
 export async function checkOne(e2e: E2E, request: FuzzRequest): Promise<string | null> {

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type E2E, startE2E, target } from '../e2e/harness.ts';
-import { checkOne, fuzzChat, fuzzControlPlane, fuzzGuarded, fuzzRequest, liveHeap } from './request-fuzz.ts';
+import { checkOne, fuzzChat, fuzzControlPlane, fuzzGuarded, fuzzHandshake, fuzzRequest, liveHeap, sendHandshake } from './request-fuzz.ts';
 import { type GatewayLogger, silentLogger } from '../../runtime/core/log.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { GATEWAY_KEY } from '../e2e/harness.ts';
 import { createLocation, type StoreLocation } from '../store/backends.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
+/** Fewer handshakes: each takes a connection of its own, and a session some time. */
+const HANDSHAKE_RUNS = Math.ceil(RUNS / 25);
 /** Fewer on PostgreSQL: what it adds is the store's own refusals, met by far fewer cases. */
 const PG_RUNS = Math.ceil(RUNS / 4);
 
@@ -47,6 +49,30 @@ describe('hostile requests', () => {
     expect((liveHeap() - heapBefore) / 2 ** 20, 'live heap growth, MB').toBeLessThan(64);
     const health = await fetch(`${e2e.gateway.url}/v1/health`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe('hostile WebSocket handshakes', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    const guarded = { ...target(0), input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] };
+    e2e = await startE2E({ mocks: 1, configs: { chat: target(0), fallback: { strategy: { mode: 'fallback' }, targets: [target(0), target(0)] }, guarded } });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it(`are answered, refused or carried, never crash the gateway and never get its 500 (${HANDSHAKE_RUNS} cases)`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fuzzHandshake, async (handshake) => {
+        const answer = await sendHandshake(e2e.gateway.url, handshake);
+        expect(answer, JSON.stringify(handshake).slice(0, 300)).toMatch(/^HTTP\/1\.1 \d{3} /);
+        expect(answer.slice(9, 12), answer.slice(0, 300)).not.toBe('500');
+      }),
+      { numRuns: HANDSHAKE_RUNS, verbose: 1, ...(process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED) }) },
+    );
+    expect((await fetch(`${e2e.gateway.url}/v1/health`)).status).toBe(200);
   });
 });
 

@@ -76,19 +76,30 @@ export function send(
   });
 }
 
-/** Writes raw bytes and collects whatever comes back until the server closes or `waitMs` passes. */
-export function sendRaw(baseUrl: string, bytes: Buffer | string, options: { waitMs?: number; endAfterWrite?: boolean } = {}): Promise<string> {
+/**
+ * Writes raw bytes and collects whatever comes back until the server closes or `waitMs` passes, or
+ * with `quietMs` until the server went that long quiet after its first bytes (a WebSocket session, or
+ * a connection kept alive).
+ */
+export function sendRaw(baseUrl: string, bytes: Buffer | string, options: { waitMs?: number; quietMs?: number; endAfterWrite?: boolean } = {}): Promise<string> {
   const url = new URL(baseUrl);
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
+    let quiet: NodeJS.Timeout | undefined;
     const done = (): void => {
       clearTimeout(timer);
+      clearTimeout(quiet);
       socket.destroy();
       resolve(Buffer.concat(chunks).toString('latin1'));
     };
     const timer = setTimeout(done, options.waitMs ?? 1000);
-    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      if (options.quietMs === undefined) return;
+      clearTimeout(quiet);
+      quiet = setTimeout(done, options.quietMs);
+    });
     socket.on('error', done);
     socket.on('close', done);
     socket.write(bytes, () => {

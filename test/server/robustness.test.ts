@@ -61,6 +61,18 @@ describe('malformed requests', () => {
     ['an asterisk target', 'OPTIONS * HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n', /^HTTP\/1\.1 404 /],
     ['a path with bad percent escapes', 'GET /v1/%zz%/%%% HTTP/1.1\r\nhost: x\r\nconnection: close\r\nx-gateway-api-key: ' + TEST_KEY + '\r\n\r\n', /^HTTP\/1\.1 200 /],
   ];
+  it('answers the request before bytes that fail to parse, then the error, then closes the connection', async () => {
+    // A request with a body, then junk behind it: the junk fails while the request is being answered.
+    for (const method of ['HEAD', 'GET']) {
+      const answer = await sendRaw(gw.url, Buffer.concat([Buffer.from(`${method} /v1/health HTTP/1.1\r\nhost: x\r\ncontent-length: 1\r\n\r\n`), Buffer.from([0, 0])]));
+      const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
+      // Two answers, in order: the request's own (a HEAD or GET with a body is refused), then the junk's.
+      expect(statuses, `${method}: ${answer}`).toHaveLength(2);
+      expect(answer.slice(answer.lastIndexOf('HTTP/1.1 ')), method).toMatch(/^HTTP\/1\.1 400 [^]*"code":"malformed_request"/);
+    }
+    await expectAlive();
+  });
+
   for (const [what, bytes, expected] of garbage) {
     it(`answers ${what} with an error and keeps serving`, async () => {
       const answer = await sendRaw(gw.url, bytes);
