@@ -42,7 +42,7 @@ export class WebSocketTunnel implements UpstreamResponse {
     const tap = tapped.bodyTap ?? null;
     if (tap !== null) upstream.on('data', (chunk: Buffer) => tapped.bodyTap?.write(chunk));
     // And what the client sends, to a tap that reads it (the log's, with bodies logged).
-    if (tap?.sent !== undefined) res.socket!.on('data', (chunk: Buffer) => tapped.bodyTap?.sent?.(chunk));
+    if (tap?.sent !== undefined) client.on('data', (chunk: Buffer) => tapped.bodyTap?.sent?.(chunk));
     // The head (deferred by the caller, with the gateway's headers) goes out now: a 101 has no body.
     res.flushHeaders();
     return new Promise<void>((resolve) => {
