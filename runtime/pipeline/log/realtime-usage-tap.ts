@@ -14,17 +14,16 @@ import type { BodyTap } from '../../core/body-tap.ts';
 import { WebSocketTextMessages } from '../../core/web-socket-messages.ts';
 import { SessionEvents } from './session-events.ts';
 import { realtimeUsageOf, usageOf } from './usage-of.ts';
+import { peekMember } from './json-peek.ts';
 import type { UsageDone } from './usage-tap.ts';
 
 /** An event longer than this is skipped: a `response.done` holds its response's output as text (transcripts), never its audio. */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
-/** Searched for before an event is parsed: most of a session's events are audio deltas. */
-const RESPONSE_DONE = Buffer.from('"response.done"');
-const SESSION_EVENT = /^session\.(?:created|updated)$/;
-const SESSION_MARK = Buffer.from('"session.');
+/** The events read (most of a session's are audio deltas, never parsed): their `type`, peeked at first. */
+const RESPONSE_DONE = 'response.done';
 const TRANSCRIPTION_DONE = 'conversation.item.input_audio_transcription.completed';
-const TRANSCRIPTION_MARK = Buffer.from(`"${TRANSCRIPTION_DONE}"`);
+const READ_TYPES: ReadonlySet<unknown> = new Set([RESPONSE_DONE, TRANSCRIPTION_DONE, 'session.created', 'session.updated']);
 
 /** Usage of another model than the record's, priced as that model: a session's input transcription. */
 export interface PricedApart {
@@ -82,8 +81,7 @@ export class RealtimeUsageTap implements BodyTap {
   }
 
   #read(message: Buffer): void {
-    const done = message.includes(RESPONSE_DONE);
-    if (!done && !message.includes(SESSION_MARK) && !message.includes(TRANSCRIPTION_MARK)) return;
+    if (!READ_TYPES.has(peekMember(message, 'type'))) return;
     let event: SessionEvent;
     try {
       event = JSON.parse(message.toString('utf8'));
@@ -91,13 +89,13 @@ export class RealtimeUsageTap implements BodyTap {
       return;
     }
     if (event === null || typeof event !== 'object') return;
-    if (event.type === 'response.done') {
+    if (event.type === RESPONSE_DONE) {
       const usage = realtimeUsageOf(event.response?.usage);
       if (usage !== null) add(this.#usage, usage);
     } else if (event.type === TRANSCRIPTION_DONE) {
       const usage = usageOf(event.usage);
       if (usage !== null) add((this.#transcription ??= zeroUsage()), usage);
-    } else if (typeof event.type === 'string' && SESSION_EVENT.test(event.type)) this.#readSession(event.session);
+    } else this.#readSession(event.session);
   }
 
   #readSession(session: SessionEvent['session']): void {

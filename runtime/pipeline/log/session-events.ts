@@ -5,6 +5,7 @@
 // audio delta's `delta`) is replaced by its length: megabytes a log reader cannot use, which would
 // fill the cap before the first word.
 import { REDACT_MARGIN, redactBody } from '../../telemetry/redact.ts';
+import { peekMember } from './json-peek.ts';
 
 /** The member holding base64 audio, by event type (the GA and the beta names). */
 const AUDIO_MEMBERS: Readonly<Record<string, string>> = {
@@ -12,9 +13,6 @@ const AUDIO_MEMBERS: Readonly<Record<string, string>> = {
   'response.output_audio.delta': 'delta',
   'response.audio.delta': 'delta',
 };
-const AUDIO_MARK = Buffer.from('audio');
-/** An event shorter than this is kept as it is: no audio worth cutting. */
-const SHORT_EVENT_BYTES = 256;
 
 export class SessionEvents {
   readonly #maxBytes: number;
@@ -32,7 +30,8 @@ export class SessionEvents {
 
   add(event: Buffer): void {
     if (this.full) return;
-    const line = event.length > SHORT_EVENT_BYTES && event.includes(AUDIO_MARK) ? withoutAudio(event) : event.toString('utf8');
+    const type = peekMember(event, 'type');
+    const line = typeof type === 'string' && Object.hasOwn(AUDIO_MEMBERS, type) ? withoutAudio(event, AUDIO_MEMBERS[type]) : event.toString('utf8');
     this.#lines.push(line);
     this.#bytes += Buffer.byteLength(line) + 1;
   }
@@ -43,7 +42,8 @@ export class SessionEvents {
   }
 }
 
-function withoutAudio(event: Buffer): string {
+/** An audio event (its type peeked at) without the base64 of its `member`. */
+function withoutAudio(event: Buffer, member: string): string {
   const text = event.toString('utf8');
   let parsed: Record<string, unknown>;
   try {
@@ -51,8 +51,6 @@ function withoutAudio(event: Buffer): string {
   } catch {
     return text;
   }
-  if (parsed === null || typeof parsed !== 'object' || typeof parsed.type !== 'string' || !Object.hasOwn(AUDIO_MEMBERS, parsed.type)) return text;
-  const member = AUDIO_MEMBERS[parsed.type];
   const audio = parsed[member];
   if (typeof audio !== 'string') return text;
   return JSON.stringify({ ...parsed, [member]: `[${audio.length} characters of base64 audio]` });
