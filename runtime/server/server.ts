@@ -84,6 +84,15 @@ export interface Gateway {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, lets in-flight requests finish (up to drainMs), then cuts what is left. */
   close(): Promise<void>;
+  /** What is being served now, read when /metrics is scraped. */
+  traffic(): Traffic;
+}
+
+export interface Traffic {
+  /** Requests whose response has not closed yet (an open WebSocket session included). */
+  inFlight: number;
+  /** WebSocket sessions being carried: the provider's 101 went to the client, and neither side has ended. */
+  sessions: number;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -101,8 +110,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { keyRing, logger } = options;
   let ready = false;
   let closing: Promise<void> | null = null;
-  /** The sockets of WebSocket handshakes and sessions (onUpgrade): a stop cuts them at its deadline. */
-  const tunnels = new Set<Socket>();
+  /** The sockets of WebSocket handshakes and sessions (onUpgrade), with their responses: a stop cuts them at its deadline. */
+  const tunnels = new Map<Socket, GatewayResponse>();
+  /** Responses not closed yet: counted where the drain is told of them, which every request's is. */
+  let open = 0;
   // Every response checks it as it writes its head, so a drain closes each connection after its response.
   const onRecord = options.onRecord ?? null;
   const tracing = options.tracing ?? null;
@@ -117,8 +128,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     draining: false,
     responseStarted() {
       unrecorded++;
+      open++;
     },
     responseDone(res) {
+      open--;
       const record = res.record;
       if (record === null || (onRecord === null && res.span === null)) {
         recorded();
@@ -292,7 +305,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
     // Frames the client sent right behind its handshake are the session's first bytes.
     if (head.length > 0) socket.unshift(head);
-    tunnels.add(socket);
+    tunnels.set(socket, res);
     socket.once('close', () => tunnels.delete(socket));
     onRequest(req, res);
   }
@@ -339,7 +352,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const cut = setTimeout(() => {
           server.closeAllConnections();
           // node:http does not count a WebSocket's socket as one of its connections, but its close waits for it.
-          for (const socket of tunnels) socket.destroy();
+          for (const socket of tunnels.keys()) socket.destroy();
         }, timeouts.drainMs);
         server.close(() => {
           clearInterval(sweep);
@@ -355,6 +368,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         server.closeIdleConnections();
       });
       return closing;
+    },
+    traffic() {
+      let sessions = 0;
+      for (const res of tunnels.values()) if (res.statusCode === 101 && res.headersSent) sessions++;
+      return { inFlight: open, sessions };
     },
   };
 }

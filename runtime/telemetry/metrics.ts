@@ -23,6 +23,8 @@ export interface MetricSources {
   semanticVectors?: () => number;
   /** Each backend the gateway depends on (store, redis), and whether it answers. */
   backends?: () => Iterable<[string, () => boolean]>;
+  /** Requests being served and WebSocket sessions being carried (runtime/server/server.ts). */
+  traffic?: () => { inFlight: number; sessions: number };
 }
 
 /** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
@@ -112,6 +114,8 @@ export class GatewayMetrics {
         for (const [backend, up] of self.backends?.() ?? []) this.set({ backend }, up() ? 1 : 0);
       },
     });
+    new Gauge({ name: 'gateway_requests_in_flight', help: 'Requests being served: arrived, and their response not closed yet (this scrape and open WebSocket sessions included).', registers, collect() { this.set(self.traffic?.().inFlight ?? 0); } });
+    new Gauge({ name: 'gateway_websocket_sessions', help: 'WebSocket sessions (realtime APIs) being carried: opened by the provider\'s 101 and not yet ended by either side.', registers, collect() { this.set(self.traffic?.().sessions ?? 0); } });
     new Gauge({ name: 'gateway_upstream_pools', help: 'Upstream connection pools (one per provider origin).', registers, collect() { this.set(self.upstreamPools?.() ?? 0); } });
     new Gauge({ name: 'gateway_log_queue_records', help: 'Request records waiting to be written.', registers, collect() { this.set(self.logQueue?.().queued ?? 0); } });
     new Gauge({ name: 'gateway_log_dropped_records', help: 'Request records dropped since start because the queue was full or the store failed (monotonic).', registers, collect() { this.set(self.logQueue?.().dropped ?? 0); } });

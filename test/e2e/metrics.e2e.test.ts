@@ -1,10 +1,11 @@
 // /metrics on the gateway `serve` builds: Prometheus text that a scraper parses, with requests,
 // latency, tokens, cost, upstream attempts, fallbacks, circuit state, inline-config cache hits, pools,
 // the log queue and the process's own metrics counted from real traffic; and the optional key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningGateway } from '../../runtime/server/start.ts';
 import { type ServedConfigs, serveConfigs } from './serve-in-process.ts';
 import { startVendorMock, VENDOR_MOCK_KEY, type VendorMock } from '../mocks/vendor/index.ts';
+import { connectRealtime } from '../support/realtime-client.ts';
 
 const ADMIN = 'gw_metrics-e2e-admin-key-0123456789abcdefgh';
 
@@ -106,6 +107,31 @@ describe('/metrics', () => {
     expect(after.some((s) => s.name === 'gateway_process_resident_memory_bytes')).toBe(true);
   });
 
+  it('shows the requests in flight and the WebSocket sessions open while they last, and neither once they ended', async () => {
+    const idle = await scrape();
+    // The scrape itself is the one request in flight.
+    expect(sum(idle, 'gateway_requests_in_flight')).toBe(1);
+    expect(sum(idle, 'gateway_websocket_sessions')).toBe(0);
+    // A chat the provider holds for a while, and a realtime session.
+    mock.script({ path: '/v1/chat/completions', delayMs: 1500 });
+    const held = chat('chat');
+    const session = await connectRealtime(`${gateway.url}/v1/realtime?model=gpt-realtime`, { 'x-gateway-api-key': ADMIN, 'x-gateway-config': 'chat' });
+    await session.event('session.created');
+    // The chat, the session and the scrape (the chat may still be on its way in).
+    await vi.waitFor(async () => {
+      const busy = await scrape();
+      expect(sum(busy, 'gateway_requests_in_flight')).toBe(3);
+      expect(sum(busy, 'gateway_websocket_sessions')).toBe(1);
+    });
+    await held;
+    session.socket.close(1000);
+    await session.closed;
+    await vi.waitFor(async () => {
+      const after = await scrape();
+      expect(sum(after, 'gateway_requests_in_flight')).toBe(1);
+      expect(sum(after, 'gateway_websocket_sessions')).toBe(0);
+    });
+  });
 
   it('shows one circuit series per configured target, open while any target its routing headers named is', async () => {
     for (const host of ['http://127.0.0.1:9/v1', 'http://127.0.0.1:7/v1']) await chat('by-host', { 'x-gateway-custom-host': host });

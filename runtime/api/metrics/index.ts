@@ -19,7 +19,7 @@ export function setupMetrics(setup: GatewaySetup, metrics: GatewayMetrics | null
     return;
   }
   setup.onRecord(metrics.observeRecord);
-  metrics.addSources({ backends: () => setup.backends });
+  metrics.addSources({ backends: () => setup.backends, traffic: () => setup.gateway.traffic() });
   if (!served) return;
   const expected = settings.metricsKey === null ? null : digest(settings.metricsKey);
   setup.gateway.registerHandler(METRICS_HANDLER, async (ctx) => {
