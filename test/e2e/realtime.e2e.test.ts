@@ -21,6 +21,8 @@ beforeAll(async () => {
     mocks: 2,
     configs: {
       single: target(0),
+      // The beta realtime API's header reaches the provider only where the route forwards it.
+      beta: target(0, { forward_headers: ['openai-beta'] }),
       clouda: { provider: 'clouda', api_key: CLOUDA_MOCK_KEY, custom_host: `${clouda.url}/openai` },
       fallback: { strategy: { mode: 'fallback', on_status_codes: [503] }, targets: [target(0, { name: 'first' }), target(1, { name: 'second' })] },
       guarded: { ...target(0), input_guardrails: [{ id: 'no-secret', deny: true, 'default.contains': { words: ['secret'], operator: 'none' } }] },
@@ -105,6 +107,39 @@ describe('a realtime session through the pass-through', () => {
       expect(record.usage, model).toMatchObject({ inputTokens: 40, outputTokens: 17, totalTokens: 57 });
       if (transcription === null) expect(record.costUsd, model).toBeNull();
       else expect(record.costUsd, model).toBeCloseTo(response + transcription, 12);
+    }
+  });
+
+  it('logs a transcription session (no model, no responses) with its transcription\'s usage, as that model, priced', async () => {
+    // gpt-4o-transcribe's 20 audio tokens in ($6 a million) and 6 out ($10); whisper-1's 3 seconds at $0.006 a minute.
+    const cases = [
+      { beta: false, model: 'gpt-4o-transcribe', usage: { inputTokens: 20, outputTokens: 6, totalTokens: 26 }, cost: (20 * 6 + 6 * 10) / 1e6 },
+      { beta: true, model: 'gpt-4o-transcribe', usage: { inputTokens: 20, outputTokens: 6, totalTokens: 26 }, cost: (20 * 6 + 6 * 10) / 1e6 },
+      { beta: false, model: 'whisper-1', usage: { audioSeconds: 3 }, cost: (3 / 60) * 0.006 },
+    ];
+    for (const { beta, model, usage, cost } of cases) {
+      const traceId = `realtime-transcription-${model}-${beta ? 'beta' : 'ga'}`;
+      const client = await connect(beta ? 'beta' : 'single', { 'x-gateway-trace-id': traceId, 'openai-beta': 'realtime=v1' }, '/v1/realtime?intent=transcription');
+      if (beta) {
+        await client.event('transcription_session.created');
+        client.socket.send(JSON.stringify({ type: 'transcription_session.update', session: { input_audio_transcription: { model } } }));
+        await client.event('transcription_session.updated');
+      } else {
+        expect((await client.event('session.created')).session).toMatchObject({ type: 'transcription' });
+        client.socket.send(JSON.stringify({ type: 'session.update', session: { type: 'transcription', audio: { input: { transcription: { model } } } } }));
+        await client.event('session.updated');
+      }
+      for (let i = 0; i < 2; i++) {
+        client.socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3200).toString('base64') }));
+        client.socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+      }
+      await vi.waitFor(() => expect(client.events.filter((e) => e.type === 'conversation.item.input_audio_transcription.completed')).toHaveLength(2));
+      client.socket.close();
+      await client.closed;
+      const record = await e2e.recordOf(traceId);
+      const twice = Object.fromEntries(Object.entries(usage).map(([name, n]) => [name, 2 * n]));
+      expect(record, `${model} ${beta ? 'beta' : 'GA'}`).toMatchObject({ status: 101, modelRequested: null, modelAnswered: model, usage: { ...twice, estimated: false } });
+      expect(record.costUsd, `${model} ${beta ? 'beta' : 'GA'}`).toBeCloseTo(2 * cost, 12);
     }
   });
 

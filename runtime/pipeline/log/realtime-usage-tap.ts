@@ -7,6 +7,9 @@
 // The input transcription a session may turn on is billed apart, under the transcription model the
 // session names: each `conversation.item.input_audio_transcription.completed` event's usage
 // (tokens, or seconds for whisper-1) is added up apart, for the log stage to price as that model.
+// A transcription session (`?intent=transcription`: its session's type `transcription`, or the
+// beta's `transcription_session.*` events) has no model and no responses of its own: its usage is
+// its transcription's, and its model the transcription model.
 // With bodies logged, the events each way are kept too (session-events.ts): the client's read from
 // its frames (BodyTap.sent), which are read only then.
 import { recordedModel, type RequestRecord, type TokenUsage } from '../../core/request-record.ts';
@@ -23,7 +26,9 @@ const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 /** The events read (most of a session's are audio deltas, never parsed): their `type`, peeked at first. */
 const RESPONSE_DONE = 'response.done';
 const TRANSCRIPTION_DONE = 'conversation.item.input_audio_transcription.completed';
-const READ_TYPES: ReadonlySet<unknown> = new Set([RESPONSE_DONE, TRANSCRIPTION_DONE, 'session.created', 'session.updated']);
+const READ_TYPES: ReadonlySet<unknown> = new Set([RESPONSE_DONE, TRANSCRIPTION_DONE, 'session.created', 'session.updated', 'transcription_session.created', 'transcription_session.updated']);
+/** The beta's events of a transcription session (the GA's say so in their session's `type`). */
+const BETA_TRANSCRIPTION_SESSION = /^transcription_session\./;
 
 /** Usage of another model than the record's, priced as that model: a session's input transcription. */
 export interface PricedApart {
@@ -37,7 +42,7 @@ interface SessionEvent {
   type?: unknown;
   response?: { usage?: unknown };
   usage?: unknown;
-  session?: { model?: unknown; audio?: { input?: { transcription?: { model?: unknown } | null } }; input_audio_transcription?: { model?: unknown } | null };
+  session?: { type?: unknown; model?: unknown; audio?: { input?: { transcription?: { model?: unknown } | null } }; input_audio_transcription?: { model?: unknown } | null };
 }
 
 export class RealtimeUsageTap implements BodyTap {
@@ -52,6 +57,8 @@ export class RealtimeUsageTap implements BodyTap {
   #transcriptionModel: string | null = null;
   /** The input transcription's usage; null while none was reported. */
   #transcription: TokenUsage | null = null;
+  /** A transcription session: its usage is its transcription's. */
+  #transcribing = false;
   #told = false;
 
   /** `bodyBytes`: keep the session's events in the record up to that many bytes each way; 0: do not. */
@@ -95,25 +102,29 @@ export class RealtimeUsageTap implements BodyTap {
     } else if (event.type === TRANSCRIPTION_DONE) {
       const usage = usageOf(event.usage);
       if (usage !== null) add((this.#transcription ??= zeroUsage()), usage);
-    } else this.#readSession(event.session);
+    } else this.#readSession(event.session, BETA_TRANSCRIPTION_SESSION.test(event.type as string));
   }
 
-  #readSession(session: SessionEvent['session']): void {
+  #readSession(session: SessionEvent['session'], transcribing: boolean): void {
     if (session === null || typeof session !== 'object') return;
+    if (transcribing || session.type === 'transcription') this.#transcribing = true;
     if (typeof session.model === 'string') this.#record.modelAnswered = recordedModel(session.model);
     const transcription = session.audio?.input?.transcription ?? session.input_audio_transcription;
     if (transcription !== undefined && transcription !== null && typeof transcription.model === 'string') this.#transcriptionModel = transcription.model;
   }
 
-  /** The session's input transcription, once it ended; null when it reported none. */
+  /** The session's input transcription, once it ended, when priced apart from its usage; null when it reported none. */
   transcription(): PricedApart | null {
-    return this.#transcription === null ? null : { model: this.#transcriptionModel, usage: this.#transcription };
+    return this.#transcription === null || this.#transcribing ? null : { model: this.#transcriptionModel, usage: this.#transcription };
   }
 
   end(): void {
     if (this.#told) return;
     this.#told = true;
-    this.#record.usage = this.#usage;
+    if (this.#transcribing) {
+      this.#record.usage = this.#transcription ?? zeroUsage();
+      if (this.#transcriptionModel !== null) this.#record.modelAnswered = recordedModel(this.#transcriptionModel);
+    } else this.#record.usage = this.#usage;
     if (this.#received !== null) {
       this.#record.responseBody = this.#received.text();
       this.#record.requestBody = this.#sent!.text();

@@ -7,6 +7,10 @@
 // `response.output_audio.delta`, in a frame of a 64-bit length) ending in `response.done` with its
 // usage (text, audio and cached tokens; sent in two fragments with a ping between, as RFC 6455 lets a
 // server), anything else an `error` event. Pings are answered, a close is returned.
+// `?intent=transcription` opens a transcription session instead (no model): its session's type is
+// `transcription`, or with the beta header (`openai-beta: realtime=v1`) its events are the beta's
+// `transcription_session.created`/`.update`/`.updated` (the transcription model in
+// `input_audio_transcription`); it transcribes what is committed and makes no responses.
 import type { Socket } from 'node:net';
 import type { MockContext } from './context.ts';
 import { vendorId } from './context.ts';
@@ -25,13 +29,15 @@ export const SESSIONS = new WeakMap<object, RealtimeSession>();
 const ANSWER_TEXT = 'Hello from the realtime mock.';
 
 export async function realtime(ctx: MockContext): Promise<void> {
-  const model = new URLSearchParams(ctx.record.query).get('model');
+  const query = new URLSearchParams(ctx.record.query);
+  if (query.get('intent') === 'transcription') return realtimeSession(ctx, null, vendorHeaders(ctx));
+  const model = query.get('model');
   if (model === null || model === '') return sendVendorError(ctx, 400, { message: "Missing required parameter: 'model'.", param: 'model', code: 'missing_required_parameter' });
   return realtimeSession(ctx, model, vendorHeaders(ctx));
 }
 
-/** The session itself, of `model`, once the family's own checks passed (cloud A names a deployment instead), its 101 with `headers`. */
-export async function realtimeSession(ctx: MockContext, model: string, headers: Readonly<Record<string, string>>): Promise<void> {
+/** The session itself, of `model` (null: a transcription session), once the family's own checks passed (cloud A names a deployment instead), its 101 with `headers`. */
+export async function realtimeSession(ctx: MockContext, model: string | null, headers: Readonly<Record<string, string>>): Promise<void> {
   const { req, record } = ctx;
   const key = req.headers['sec-websocket-key'];
   if (!/(?:^|,)\s*websocket\s*(?:,|$)/i.test(req.headers.upgrade ?? '') || typeof key !== 'string') {
@@ -64,9 +70,11 @@ export async function realtimeSession(ctx: MockContext, model: string, headers: 
     socket.write(Buffer.concat([encodeFrame(OPCODE.text, payload.subarray(0, half), false), encodeFrame(OPCODE.ping, Buffer.from('mock')), encodeFrame(OPCODE.continuation, payload.subarray(half))]));
   };
   const sessionId = vendorId('sess_');
-  send({ type: 'session.created', session: { type: 'realtime', object: 'realtime.session', id: sessionId, model, output_modalities: ['audio'] } });
+  const state: SessionState = { transcription: null, model, beta: /realtime=v1/.test(String(req.headers['openai-beta'] ?? '')) };
+  if (model !== null) send({ type: 'session.created', session: { type: 'realtime', object: 'realtime.session', id: sessionId, model, output_modalities: ['audio'] } });
+  else if (state.beta) send({ type: 'transcription_session.created', session: { object: 'realtime.transcription_session', id: sessionId, input_audio_transcription: null } });
+  else send({ type: 'session.created', session: { type: 'transcription', object: 'realtime.transcription_session', id: sessionId, audio: { input: { transcription: null } } } });
   const reader = new FrameReader();
-  const state: SessionState = { transcription: null };
   socket.on('data', (chunk: Buffer) => {
     let messages;
     try {
@@ -91,7 +99,7 @@ export async function realtimeSession(ctx: MockContext, model: string, headers: 
         continue;
       }
       session.received.push(event);
-      answer(event, send, model, state);
+      answer(event, send, state);
     }
   });
 }
@@ -111,6 +119,10 @@ const ANSWER_AUDIO = Buffer.alloc(48 * 1024).toString('base64');
 /** What a session was told to do: the model of its input transcription (none: the audio is not transcribed). */
 interface SessionState {
   transcription: string | null;
+  /** The session's model; null for a transcription session. */
+  model: string | null;
+  /** The beta's events (openai-beta: realtime=v1): a transcription session's are `transcription_session.*`. */
+  beta: boolean;
 }
 
 /** What a transcription of the input reports: tokens (gpt-4o-transcribe and its mini), or seconds (whisper-1). */
@@ -119,13 +131,23 @@ export const TRANSCRIPTION_USAGE = {
   duration: { type: 'duration', seconds: 3 },
 } as const;
 
-function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>, fragmented?: boolean) => void, model: string, state: SessionState): void {
+function answer(event: Record<string, unknown>, send: (event: Record<string, unknown>, fragmented?: boolean) => void, state: SessionState): void {
+  const { model } = state;
   switch (event.type) {
     case 'session.update': {
       const session = event.session as { audio?: { input?: { transcription?: { model?: string } | null } } } | undefined;
       const transcription = session?.audio?.input?.transcription;
       if (transcription !== undefined) state.transcription = transcription?.model ?? null;
-      send({ type: 'session.updated', session: { type: 'realtime', object: 'realtime.session', model, ...(event.session as object) } });
+      const own = model === null ? { type: 'transcription', object: 'realtime.transcription_session' } : { type: 'realtime', object: 'realtime.session', model };
+      send({ type: 'session.updated', session: { ...own, ...(event.session as object) } });
+      return;
+    }
+    case 'transcription_session.update': {
+      if (model !== null || !state.beta) break;
+      const session = event.session as { input_audio_transcription?: { model?: string } | null } | undefined;
+      const transcription = session?.input_audio_transcription;
+      if (transcription !== undefined) state.transcription = transcription?.model ?? null;
+      send({ type: 'transcription_session.updated', session: { object: 'realtime.transcription_session', ...(event.session as object) } });
       return;
     }
     case 'input_audio_buffer.append':
@@ -143,6 +165,7 @@ function answer(event: Record<string, unknown>, send: (event: Record<string, unk
       send({ type: 'conversation.item.added', previous_item_id: null, item: { id: vendorId('item_'), ...(event.item as object) } });
       return;
     case 'response.create': {
+      if (model === null) break;
       const id = vendorId('resp_');
       const item = vendorId('item_');
       send({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
@@ -160,7 +183,6 @@ function answer(event: Record<string, unknown>, send: (event: Record<string, unk
       }, true);
       return;
     }
-    default:
-      send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: `Invalid value: '${String(event.type)}'.`, param: 'type', event_id: event.event_id ?? null } });
   }
+  send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: `Invalid value: '${String(event.type)}'.`, param: 'type', event_id: event.event_id ?? null } });
 }
