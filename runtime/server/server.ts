@@ -39,6 +39,8 @@ export interface ServerTimeouts {
 
 /** How long a closed server waits for the records of its last responses (async hooks' checks time out sooner). */
 const RECORDS_WAIT_MS = 5000;
+/** Idle time before a client connection's first TCP keepalive probe (undici's default for its own). */
+export const TCP_KEEPALIVE_DELAY_MS = 60_000;
 /** The same store failure answered 503 is logged at most once in this long. */
 const STORE_FAILURE_LOG_EVERY_MS = 60_000;
 
@@ -167,6 +169,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
     maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+    // TCP keepalive on every client connection, as undici keeps it on the provider's: a client that
+    // vanished without a FIN (a phone that lost its network) is found a minute or so after it fell
+    // silent instead of holding a WebSocket session, or a stream's socket, until the other side ends it.
+    keepAlive: true,
+    keepAliveInitialDelay: TCP_KEEPALIVE_DELAY_MS,
     // A handshake with a body is not one: it goes the usual way and dispatch refuses it (nothing would end its body's read).
     shouldUpgradeCallback: (req) => req.method === 'GET' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined && asksForWebSocket(req.headers.upgrade),
     // Node checks the two timeouts above only this often (30 s by default), which would double them.

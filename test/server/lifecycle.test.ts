@@ -1,6 +1,8 @@
 // Start-up and shutdown: health before ready, graceful drain of in-flight requests, the drain
 // deadline, and the key ring refreshing from the store while serving.
 import { Agent } from 'node:http';
+import { existsSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyRing } from '../../runtime/server/auth.ts';
@@ -58,6 +60,27 @@ describe('readiness', () => {
         routes: [route({ operationId: 'x', method: 'POST', path: '/v1/x', handler: 'x', pattern: '^/v1/x$', bodyValidator: 'validateNothing' })],
       }),
     ).rejects.toThrow(/validateNothing/);
+  });
+});
+
+describe('client connections', () => {
+  // Linux's table of TCP sockets shows which have a keepalive timer (`tr` 2); elsewhere there is nothing to read.
+  it.runIf(existsSync('/proc/net/tcp'))('keep TCP keepalive on, so a client gone without a FIN is found', async () => {
+    const gateway = await startTestGateway();
+    const port = Number(new URL(gateway.url).port);
+    const client = connect(port, '127.0.0.1');
+    await once(client, 'connect');
+    client.write('GET /v1/health HTTP/1.1\r\nhost: gateway\r\n\r\n');
+    await once(client, 'data');
+    const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
+    // The gateway's end of this connection: local port the gateway's, remote port the client's.
+    const row = readFileSync('/proc/net/tcp', 'utf8').split('\n').map((line) => line.trim().split(/\s+/))
+      .find((fields) => fields[1]?.endsWith(`:${hex(port)}`) && fields[2]?.endsWith(`:${hex(client.localPort!)}`));
+    expect(row, 'the connection in /proc/net/tcp').toBeDefined();
+    // `tr:tm->when`: timer 2 is the keepalive timer (0: no timer at all on an idle socket).
+    expect(row![5].split(':')[0]).toBe('02');
+    client.destroy();
+    await gateway.close();
   });
 });
 
