@@ -40,7 +40,7 @@ export interface ServerTimeouts {
 /** How long a closed server waits for the records of its last responses (async hooks' checks time out sooner). */
 const RECORDS_WAIT_MS = 5000;
 /** Idle time before a client connection's first TCP keepalive probe (undici's default for its own). */
-export const TCP_KEEPALIVE_DELAY_MS = 60_000;
+const TCP_KEEPALIVE_DELAY_MS = 60_000;
 /** The same store failure answered 503 is logged at most once in this long. */
 const STORE_FAILURE_LOG_EVERY_MS = 60_000;
 
