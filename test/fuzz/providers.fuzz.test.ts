@@ -101,7 +101,8 @@ const oddOwnAnswers = fc.oneof(
  */
 const oddRealtimeEvent = fc.oneof(
   fc.record({ type: fc.constant('response.done'), response: fc.oneof(oddMember, fc.record({ usage: fc.oneof(oddUsage, fc.record({ input_tokens: oddCount, output_tokens: oddCount, total_tokens: oddCount, input_token_details: fc.oneof(oddDetails, fc.record({ audio_tokens: oddCount, cached_tokens: oddCount, cached_tokens_details: oddDetails }, { requiredKeys: [] })), output_token_details: oddDetails }, { requiredKeys: [] })) }, { requiredKeys: [] })) }),
-  fc.record({ type: fc.constantFrom('session.created', 'session.updated'), session: fc.oneof(oddMember, fc.record({ model: oddModel, audio: fc.oneof(oddMember, fc.record({ input: fc.record({ transcription: fc.oneof(oddMember, fc.record({ model: oddModel })) }) })), input_audio_transcription: fc.oneof(oddMember, fc.record({ model: oddModel })) }, { requiredKeys: [] })) }),
+  // A session's settings (a transcription session's too: its type, or the beta's events), read for the models.
+  fc.record({ type: fc.constantFrom('session.created', 'session.updated', 'transcription_session.created', 'transcription_session.updated'), session: fc.oneof(oddMember, fc.record({ type: fc.oneof(fc.constantFrom('realtime', 'transcription'), oddMember), model: oddModel, audio: fc.oneof(oddMember, fc.record({ input: fc.record({ transcription: fc.oneof(oddMember, fc.record({ model: oddModel })) }) })), input_audio_transcription: fc.oneof(oddMember, fc.record({ model: oddModel })) }, { requiredKeys: [] })) }),
   // The input transcription's usage (tokens, or seconds), priced as its own model.
   fc.record({ type: fc.constant('conversation.item.input_audio_transcription.completed'), usage: oddUsage }),
   oddMember,
