@@ -24027,8 +24027,8 @@ return errors === 0;
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateModelCatalog = validate138;
-const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices: per million tokens, and for models billed otherwise per minute of audio, per image or per million characters. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"ImagePrices":{"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}},"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of input, for a model billed by them: the text a speech request speaks (tts-1), the text an embedding model embeds as its answer counts it (cloud B's text-embedding-005: code points, white space excluded). Absent: speech answered as audio is not priced. With input_per_million 0, an answer that counts tokens and no characters is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}}}};
-const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of input, for a model billed by them: the text a speech request speaks (tts-1), the text an embedding model embeds as its answer counts it (cloud B's text-embedding-005: code points, white space excluded). Absent: speech answered as audio is not priced. With input_per_million 0, an answer that counts tokens and no characters is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}};
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/model-catalog.json","title":"ModelCatalog","description":"What the gateway knows about models it emulates APIs for (runtime/jobs/model-catalog.json): the context window that `truncation` is judged against (SPEC §7 rule 1) and prices: per million tokens, and for models billed otherwise per minute of audio, per image or per million characters. A model is found by its `id` or one of its `aliases`, or by the longest `id` that a dated model name starts with (`vendor-chat-1-2025-01-01` is `vendor-chat-1`).","type":"object","required":["models"],"additionalProperties":false,"properties":{"$schema":{"type":"string"},"models":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/CatalogModel"}}},"$defs":{"ImagePrices":{"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}},"CatalogModel":{"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"cached_audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens read from the prompt cache, where the answer counts them apart (a realtime session's responses); cached_input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of input, for a model billed by them: the text a speech request speaks (tts-1), the text an embedding model embeds as its answer counts it (cloud B's text-embedding-005: code points, white space excluded). Absent: speech answered as audio is not priced. With input_per_million 0, an answer that counts tokens and no characters is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}}}};
+const schema272 = {"title":"CatalogModel","type":"object","required":["id","pricing"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"aliases":{"type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"context_window":{"type":"integer","minimum":1,"description":"Input plus output tokens the model accepts in one request; absent for a model no text request is judged against (an image model)."},"max_output_tokens":{"type":"integer","minimum":1,"description":"The most tokens the model writes in one answer: an emulated Responses request asking for more is refused (400 invalid_request_body); absent: not checked."},"pricing":{"type":"object","required":["input_per_million","output_per_million"],"additionalProperties":false,"properties":{"currency":{"const":"USD"},"input_per_million":{"type":"number","minimum":0},"cached_input_per_million":{"type":"number","minimum":0},"cache_creation_input_per_million":{"type":"number","minimum":0,"description":"Input written to the provider's prompt cache (for 5 minutes on the messages API); input_per_million when absent."},"cache_creation_1h_input_per_million":{"type":"number","minimum":0,"description":"Input written to the prompt cache for an hour; cache_creation_input_per_million when absent."},"audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens (an audio model's chat); input_per_million when absent."},"cached_audio_input_per_million":{"type":"number","minimum":0,"description":"Audio input tokens read from the prompt cache, where the answer counts them apart (a realtime session's responses); cached_input_per_million when absent."},"audio_output_per_million":{"type":"number","minimum":0,"description":"Audio output tokens; output_per_million when absent."},"audio_input_per_minute":{"type":"number","minimum":0,"description":"A minute of audio of a transcription billed by its length (whisper-1; its answer's usage says seconds), or the estimated cost of a minute of a token-billed transcription model, for a transcription whose answer reports no tokens (a transcript asked for as text, a client that left) and whose upload's headers say its length; absent: such an answer is not priced."},"image_input_per_million":{"type":"number","minimum":0,"description":"Image input tokens (an image model's input images, as an image edit sends them); input_per_million when absent."},"output_per_million":{"type":"number","minimum":0},"audio_output_per_minute":{"type":"number","minimum":0,"description":"A minute of speech a speech model generates, for speech answered as audio bytes, which reports no tokens (gpt-4o-mini-tts: the vendor's estimate); priced by the answer's length as its headers say; absent: such an answer is not priced by its length."},"input_per_million_characters":{"type":"number","minimum":0,"description":"A million characters of input, for a model billed by them: the text a speech request speaks (tts-1), the text an embedding model embeds as its answer counts it (cloud B's text-embedding-005: code points, white space excluded). Absent: speech answered as audio is not priced. With input_per_million 0, an answer that counts tokens and no characters is not priced."},"per_image":{"$ref":"#/$defs/ImagePrices"}}}}};
 const schema273 = {"title":"ImagePrices","description":"Prices of one image by quality and size, for a model billed per image (DALL·E): an image answer that reports no tokens costs n × usd[quality][size], where a request naming no size or quality has the defaults, and a model with one quality is priced at it whatever quality the request names. A size or quality not in the table leaves the answer unpriced.","type":"object","required":["default_size","default_quality","usd"],"additionalProperties":false,"properties":{"default_size":{"type":"string","minLength":1,"description":"The size of an image whose request names none."},"default_quality":{"type":"string","minLength":1,"description":"The quality of an image whose request names none; a key of usd."},"usd":{"type":"object","minProperties":1,"description":"Quality \u2192 size (\"1024x1024\") \u2192 USD per image.","additionalProperties":{"type":"object","minProperties":1,"additionalProperties":{"type":"number","minimum":0}}}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -24317,18 +24317,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.audio_output_per_million !== undefined){
-let data12 = data5.audio_output_per_million;
+if(data5.cached_audio_input_per_million !== undefined){
+let data12 = data5.cached_audio_input_per_million;
 const _errs26 = errors;
 if(errors === _errs26){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 0 || isNaN(data12)){
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_million",schemaPath:"#/properties/pricing/properties/audio_output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/cached_audio_input_per_million",schemaPath:"#/properties/pricing/properties/cached_audio_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_million",schemaPath:"#/properties/pricing/properties/audio_output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/cached_audio_input_per_million",schemaPath:"#/properties/pricing/properties/cached_audio_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24338,18 +24338,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.audio_input_per_minute !== undefined){
-let data13 = data5.audio_input_per_minute;
+if(data5.audio_output_per_million !== undefined){
+let data13 = data5.audio_output_per_million;
 const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_input_per_minute",schemaPath:"#/properties/pricing/properties/audio_input_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_million",schemaPath:"#/properties/pricing/properties/audio_output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_input_per_minute",schemaPath:"#/properties/pricing/properties/audio_input_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_million",schemaPath:"#/properties/pricing/properties/audio_output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24359,18 +24359,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.image_input_per_million !== undefined){
-let data14 = data5.image_input_per_million;
+if(data5.audio_input_per_minute !== undefined){
+let data14 = data5.audio_input_per_minute;
 const _errs30 = errors;
 if(errors === _errs30){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
-validate139.errors = [{instancePath:instancePath+"/pricing/image_input_per_million",schemaPath:"#/properties/pricing/properties/image_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_input_per_minute",schemaPath:"#/properties/pricing/properties/audio_input_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/image_input_per_million",schemaPath:"#/properties/pricing/properties/image_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_input_per_minute",schemaPath:"#/properties/pricing/properties/audio_input_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24380,18 +24380,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.output_per_million !== undefined){
-let data15 = data5.output_per_million;
+if(data5.image_input_per_million !== undefined){
+let data15 = data5.image_input_per_million;
 const _errs32 = errors;
 if(errors === _errs32){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-validate139.errors = [{instancePath:instancePath+"/pricing/output_per_million",schemaPath:"#/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/image_input_per_million",schemaPath:"#/properties/pricing/properties/image_input_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/output_per_million",schemaPath:"#/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/image_input_per_million",schemaPath:"#/properties/pricing/properties/image_input_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24401,18 +24401,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.audio_output_per_minute !== undefined){
-let data16 = data5.audio_output_per_minute;
+if(data5.output_per_million !== undefined){
+let data16 = data5.output_per_million;
 const _errs34 = errors;
 if(errors === _errs34){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 < 0 || isNaN(data16)){
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/output_per_million",schemaPath:"#/properties/pricing/properties/output_per_million/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/output_per_million",schemaPath:"#/properties/pricing/properties/output_per_million/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24422,18 +24422,18 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.input_per_million_characters !== undefined){
-let data17 = data5.input_per_million_characters;
+if(data5.audio_output_per_minute !== undefined){
+let data17 = data5.audio_output_per_minute;
 const _errs36 = errors;
 if(errors === _errs36){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate139.errors = [{instancePath:instancePath+"/pricing/audio_output_per_minute",schemaPath:"#/properties/pricing/properties/audio_output_per_minute/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -24443,33 +24443,54 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.per_image !== undefined){
-let data18 = data5.per_image;
+if(data5.input_per_million_characters !== undefined){
+let data18 = data5.input_per_million_characters;
 const _errs38 = errors;
-const _errs39 = errors;
-if(errors === _errs39){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(errors === _errs38){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/pricing/input_per_million_characters",schemaPath:"#/properties/pricing/properties/input_per_million_characters/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid3 = _errs38 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.per_image !== undefined){
+let data19 = data5.per_image;
+const _errs40 = errors;
+const _errs41 = errors;
+if(errors === _errs41){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 let missing2;
-if((((data18.default_size === undefined) && (missing2 = "default_size")) || ((data18.default_quality === undefined) && (missing2 = "default_quality"))) || ((data18.usd === undefined) && (missing2 = "usd"))){
+if((((data19.default_size === undefined) && (missing2 = "default_size")) || ((data19.default_quality === undefined) && (missing2 = "default_quality"))) || ((data19.usd === undefined) && (missing2 = "usd"))){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath:"#/$defs/ImagePrices/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs41 = errors;
-for(const key2 in data18){
+const _errs43 = errors;
+for(const key2 in data19){
 if(!(((key2 === "default_size") || (key2 === "default_quality")) || (key2 === "usd"))){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath:"#/$defs/ImagePrices/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs41 === errors){
-if(data18.default_size !== undefined){
-let data19 = data18.default_size;
-const _errs42 = errors;
-if(errors === _errs42){
-if(typeof data19 === "string"){
-if(func1(data19) < 1){
+if(_errs43 === errors){
+if(data19.default_size !== undefined){
+let data20 = data19.default_size;
+const _errs44 = errors;
+if(errors === _errs44){
+if(typeof data20 === "string"){
+if(func1(data20) < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_size",schemaPath:"#/$defs/ImagePrices/properties/default_size/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -24479,18 +24500,18 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_siz
 return false;
 }
 }
-var valid5 = _errs42 === errors;
+var valid5 = _errs44 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data18.default_quality !== undefined){
-let data20 = data18.default_quality;
-const _errs44 = errors;
-if(errors === _errs44){
-if(typeof data20 === "string"){
-if(func1(data20) < 1){
+if(data19.default_quality !== undefined){
+let data21 = data19.default_quality;
+const _errs46 = errors;
+if(errors === _errs46){
+if(typeof data21 === "string"){
+if(func1(data21) < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_quality",schemaPath:"#/$defs/ImagePrices/properties/default_quality/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -24500,38 +24521,38 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/default_qua
 return false;
 }
 }
-var valid5 = _errs44 === errors;
+var valid5 = _errs46 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
-if(data18.usd !== undefined){
-let data21 = data18.usd;
-const _errs46 = errors;
-if(errors === _errs46){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(Object.keys(data21).length < 1){
+if(data19.usd !== undefined){
+let data22 = data19.usd;
+const _errs48 = errors;
+if(errors === _errs48){
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(Object.keys(data22).length < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd",schemaPath:"#/$defs/ImagePrices/properties/usd/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
-for(const key3 in data21){
-let data22 = data21[key3];
-const _errs49 = errors;
-if(errors === _errs49){
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(Object.keys(data22).length < 1){
+for(const key3 in data22){
+let data23 = data22[key3];
+const _errs51 = errors;
+if(errors === _errs51){
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(Object.keys(data23).length < 1){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImagePrices/properties/usd/additionalProperties/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
-for(const key4 in data22){
-let data23 = data22[key4];
-const _errs52 = errors;
-if(errors === _errs52){
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 < 0 || isNaN(data23)){
+for(const key4 in data23){
+let data24 = data23[key4];
+const _errs54 = errors;
+if(errors === _errs54){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
 validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key3.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ImagePrices/properties/usd/additionalProperties/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -24541,7 +24562,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key
 return false;
 }
 }
-var valid7 = _errs52 === errors;
+var valid7 = _errs54 === errors;
 if(!valid7){
 break;
 }
@@ -24553,7 +24574,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd/" + key
 return false;
 }
 }
-var valid6 = _errs49 === errors;
+var valid6 = _errs51 === errors;
 if(!valid6){
 break;
 }
@@ -24565,7 +24586,7 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image/usd",schema
 return false;
 }
 }
-var valid5 = _errs46 === errors;
+var valid5 = _errs48 === errors;
 }
 else {
 var valid5 = true;
@@ -24580,10 +24601,11 @@ validate139.errors = [{instancePath:instancePath+"/pricing/per_image",schemaPath
 return false;
 }
 }
-var valid3 = _errs38 === errors;
+var valid3 = _errs40 === errors;
 }
 else {
 var valid3 = true;
+}
 }
 }
 }
@@ -27148,7 +27170,7 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRequestLogList = validate149;
 const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log-list.json","title":"RequestLogList","description":"A page of request logs for GET /v1/logs, newest first. `last_id` is the `after` cursor of the next page. A filtered page looks through a bounded number of records and may end early with fewer than `limit` (even none) and `has_more` true; `last_id` then names the oldest record it looked at.","type":"object","required":["object","data","has_more","last_id"],"additionalProperties":false,"properties":{"object":{"const":"list"},"data":{"type":"array","items":{"$ref":"request-log.json"}},"has_more":{"type":"boolean"},"last_id":{"type":["string","null"]}}};
-const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","image_input_tokens","audio_seconds","images","image_size","image_quality","input_characters","audio_output_seconds","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"audio_seconds":{"type":"number","minimum":0,"description":"Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise."},"images":{"type":"integer","minimum":0,"description":"Images asked for of a model billed per image (DALL·E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise."},"image_size":{"type":["string","null"],"description":"The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)."},"image_quality":{"type":["string","null"],"description":"The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)."},"input_characters":{"type":"integer","minimum":0,"description":"Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise."},"audio_output_seconds":{"type":"number","minimum":0,"description":"Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
+const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://gateway.local/schema/resources/request-log.json","title":"RequestLog","description":"The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.","type":"object","required":["object","id","trace_id","created_at","created_at_ms","method","path","route_kind","operation","source","status","error_code","latency_ms","ttfb_ms","config_id","target","provider","model_requested","model_answered","retries","cache_status","stream","usage","cost_usd","saved_cost_usd","metadata","api_key_id","workspace_id","organisation_id","hook_results","feedback","request_body","response_body"],"additionalProperties":false,"properties":{"object":{"const":"request_log"},"id":{"type":"string","description":"Time-ordered ID; the cursor of GET /v1/logs (`after`)."},"trace_id":{"type":"string","description":"x-gateway-trace-id, sent by the client or generated."},"created_at":{"type":"integer","description":"Unix seconds when the request arrived."},"created_at_ms":{"type":"integer","description":"Unix milliseconds when the request arrived."},"method":{"type":"string"},"path":{"type":"string","description":"The request path without its query string."},"route_kind":{"enum":["inference","passthrough","control","health","metrics","unmatched"]},"operation":{"type":["string","null"],"description":"The endpoint's operationId; null when no route matched."},"source":{"enum":["http","batch","responses"],"description":"A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request."},"status":{"type":"integer","description":"The HTTP status the client got; 499 when the client left before a status was sent."},"error_code":{"type":["string","null"],"description":"The gateway error code when the gateway answered with its error body."},"latency_ms":{"type":"number","minimum":0},"ttfb_ms":{"type":["number","null"],"minimum":0,"description":"Time to the first byte of the response body."},"config_id":{"type":["string","null"],"description":"Saved config ID, `inline:<hash>`, or null for routes named by provider headers."},"target":{"type":["string","null"],"description":"The target that answered, e.g. config.targets[1]."},"provider":{"type":["string","null"]},"model_requested":{"type":["string","null"]},"model_answered":{"type":["string","null"]},"retries":{"type":"integer","minimum":0},"cache_status":{"type":["string","null"],"description":"HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies."},"stream":{"type":"boolean"},"usage":{"description":"Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.","anyOf":[{"type":"object","required":["input_tokens","output_tokens","cached_input_tokens","cache_creation_input_tokens","cache_creation_1h_input_tokens","audio_input_tokens","audio_output_tokens","cached_audio_input_tokens","image_input_tokens","audio_seconds","images","image_size","image_quality","input_characters","audio_output_seconds","total_tokens","estimated"],"additionalProperties":false,"properties":{"input_tokens":{"type":"integer","minimum":0,"description":"Every input token, those read from and written to the provider's prompt cache included."},"output_tokens":{"type":"integer","minimum":0},"cached_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those read from the provider's prompt cache."},"cache_creation_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)."},"cache_creation_1h_input_tokens":{"type":"integer","minimum":0,"description":"Of cache_creation_input_tokens, those written for an hour (the messages API reports them)."},"audio_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, audio (an audio model's spoken input)."},"audio_output_tokens":{"type":"integer","minimum":0,"description":"Of output_tokens, audio (an audio model's spoken answer)."},"cached_audio_input_tokens":{"type":"integer","minimum":0,"description":"Of cached_input_tokens, audio, where the answer counts them apart (a realtime session's responses); 0 otherwise."},"image_input_tokens":{"type":"integer","minimum":0,"description":"Of input_tokens, images (an image model's input images)."},"audio_seconds":{"type":"number","minimum":0,"description":"Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise."},"images":{"type":"integer","minimum":0,"description":"Images asked for of a model billed per image (DALL·E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise."},"image_size":{"type":["string","null"],"description":"The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)."},"image_quality":{"type":["string","null"],"description":"The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)."},"input_characters":{"type":"integer","minimum":0,"description":"Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise."},"audio_output_seconds":{"type":"number","minimum":0,"description":"Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise."},"total_tokens":{"type":"integer","minimum":0},"estimated":{"type":"boolean"}}},{"type":"null"}]},"cost_usd":{"type":["number","null"],"description":"From the pricing table; null when the model's price is unknown."},"saved_cost_usd":{"type":["number","null"],"description":"What a cache hit saved."},"metadata":{"type":"object","additionalProperties":{"type":"string"}},"api_key_id":{"type":["string","null"]},"workspace_id":{"type":["string","null"]},"organisation_id":{"type":["string","null"]},"hook_results":{"anyOf":[{"$ref":"hook-results.json"},{"type":"null"}]},"feedback":{"anyOf":[{"type":"array"},{"type":"null"}]},"request_body":{"type":["string","null"]},"response_body":{"type":["string","null"]}}};
 
 function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://gateway.local/schema/resources/request-log.json" */;
@@ -27491,7 +27513,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing1;
-if(((((((((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.audio_seconds === undefined) && (missing1 = "audio_seconds"))) || ((data22.images === undefined) && (missing1 = "images"))) || ((data22.image_size === undefined) && (missing1 = "image_size"))) || ((data22.image_quality === undefined) && (missing1 = "image_quality"))) || ((data22.input_characters === undefined) && (missing1 = "input_characters"))) || ((data22.audio_output_seconds === undefined) && (missing1 = "audio_output_seconds"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
+if((((((((((((((((((data22.input_tokens === undefined) && (missing1 = "input_tokens")) || ((data22.output_tokens === undefined) && (missing1 = "output_tokens"))) || ((data22.cached_input_tokens === undefined) && (missing1 = "cached_input_tokens"))) || ((data22.cache_creation_input_tokens === undefined) && (missing1 = "cache_creation_input_tokens"))) || ((data22.cache_creation_1h_input_tokens === undefined) && (missing1 = "cache_creation_1h_input_tokens"))) || ((data22.audio_input_tokens === undefined) && (missing1 = "audio_input_tokens"))) || ((data22.audio_output_tokens === undefined) && (missing1 = "audio_output_tokens"))) || ((data22.cached_audio_input_tokens === undefined) && (missing1 = "cached_audio_input_tokens"))) || ((data22.image_input_tokens === undefined) && (missing1 = "image_input_tokens"))) || ((data22.audio_seconds === undefined) && (missing1 = "audio_seconds"))) || ((data22.images === undefined) && (missing1 = "images"))) || ((data22.image_size === undefined) && (missing1 = "image_size"))) || ((data22.image_quality === undefined) && (missing1 = "image_quality"))) || ((data22.input_characters === undefined) && (missing1 = "input_characters"))) || ((data22.audio_output_seconds === undefined) && (missing1 = "audio_output_seconds"))) || ((data22.total_tokens === undefined) && (missing1 = "total_tokens"))) || ((data22.estimated === undefined) && (missing1 = "estimated"))){
 const err0 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -27748,11 +27770,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.image_input_tokens !== undefined){
-let data30 = data22.image_input_tokens;
+if(data22.cached_audio_input_tokens !== undefined){
+let data30 = data22.cached_audio_input_tokens;
 const _errs62 = errors;
 if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err16 = {instancePath:instancePath+"/usage/image_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/image_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err16 = {instancePath:instancePath+"/usage/cached_audio_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/cached_audio_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -27764,7 +27786,7 @@ errors++;
 if(errors === _errs62){
 if((typeof data30 == "number") && (isFinite(data30))){
 if(data30 < 0 || isNaN(data30)){
-const err17 = {instancePath:instancePath+"/usage/image_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/image_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err17 = {instancePath:instancePath+"/usage/cached_audio_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/cached_audio_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -27781,13 +27803,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.audio_seconds !== undefined){
-let data31 = data22.audio_seconds;
+if(data22.image_input_tokens !== undefined){
+let data31 = data22.image_input_tokens;
 const _errs64 = errors;
-if(errors === _errs64){
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err18 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err18 = {instancePath:instancePath+"/usage/image_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/image_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -27796,9 +27816,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(errors === _errs64){
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err19 = {instancePath:instancePath+"/usage/image_input_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/image_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -27808,17 +27829,20 @@ vErrors.push(err19);
 errors++;
 }
 }
+}
 var valid2 = _errs64 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.images !== undefined){
-let data32 = data22.images;
+if(data22.audio_seconds !== undefined){
+let data32 = data22.audio_seconds;
 const _errs66 = errors;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err20 = {instancePath:instancePath+"/usage/images",schemaPath:"#/properties/usage/anyOf/0/properties/images/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(errors === _errs66){
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err20 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -27827,10 +27851,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(errors === _errs66){
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 < 0 || isNaN(data32)){
-const err21 = {instancePath:instancePath+"/usage/images",schemaPath:"#/properties/usage/anyOf/0/properties/images/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err21 = {instancePath:instancePath+"/usage/audio_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -27840,18 +27863,17 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
 var valid2 = _errs66 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.image_size !== undefined){
-let data33 = data22.image_size;
+if(data22.images !== undefined){
+let data33 = data22.images;
 const _errs68 = errors;
-if((typeof data33 !== "string") && (data33 !== null)){
-const err22 = {instancePath:instancePath+"/usage/image_size",schemaPath:"#/properties/usage/anyOf/0/properties/image_size/type",keyword:"type",params:{type: schema285.properties.usage.anyOf[0].properties.image_size.type},message:"must be string,null"};
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err22 = {instancePath:instancePath+"/usage/images",schemaPath:"#/properties/usage/anyOf/0/properties/images/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -27860,22 +27882,36 @@ vErrors.push(err22);
 }
 errors++;
 }
+if(errors === _errs68){
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 < 0 || isNaN(data33)){
+const err23 = {instancePath:instancePath+"/usage/images",schemaPath:"#/properties/usage/anyOf/0/properties/images/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
 var valid2 = _errs68 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.image_quality !== undefined){
-let data34 = data22.image_quality;
+if(data22.image_size !== undefined){
+let data34 = data22.image_size;
 const _errs70 = errors;
 if((typeof data34 !== "string") && (data34 !== null)){
-const err23 = {instancePath:instancePath+"/usage/image_quality",schemaPath:"#/properties/usage/anyOf/0/properties/image_quality/type",keyword:"type",params:{type: schema285.properties.usage.anyOf[0].properties.image_quality.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/usage/image_size",schemaPath:"#/properties/usage/anyOf/0/properties/image_size/type",keyword:"type",params:{type: schema285.properties.usage.anyOf[0].properties.image_size.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -27885,23 +27921,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.input_characters !== undefined){
-let data35 = data22.input_characters;
+if(data22.image_quality !== undefined){
+let data35 = data22.image_quality;
 const _errs72 = errors;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err24 = {instancePath:instancePath+"/usage/input_characters",schemaPath:"#/properties/usage/anyOf/0/properties/input_characters/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(errors === _errs72){
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 < 0 || isNaN(data35)){
-const err25 = {instancePath:instancePath+"/usage/input_characters",schemaPath:"#/properties/usage/anyOf/0/properties/input_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data35 !== "string") && (data35 !== null)){
+const err25 = {instancePath:instancePath+"/usage/image_quality",schemaPath:"#/properties/usage/anyOf/0/properties/image_quality/type",keyword:"type",params:{type: schema285.properties.usage.anyOf[0].properties.image_quality.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -27910,21 +27934,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-}
 var valid2 = _errs72 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.audio_output_seconds !== undefined){
-let data36 = data22.audio_output_seconds;
+if(data22.input_characters !== undefined){
+let data36 = data22.input_characters;
 const _errs74 = errors;
-if(errors === _errs74){
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 0 || isNaN(data36)){
-const err26 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err26 = {instancePath:instancePath+"/usage/input_characters",schemaPath:"#/properties/usage/anyOf/0/properties/input_characters/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -27933,9 +27953,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(errors === _errs74){
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err27 = {instancePath:instancePath+"/usage/input_characters",schemaPath:"#/properties/usage/anyOf/0/properties/input_characters/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -27945,17 +27966,20 @@ vErrors.push(err27);
 errors++;
 }
 }
+}
 var valid2 = _errs74 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.total_tokens !== undefined){
-let data37 = data22.total_tokens;
+if(data22.audio_output_seconds !== undefined){
+let data37 = data22.audio_output_seconds;
 const _errs76 = errors;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err28 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(errors === _errs76){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err28 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -27964,10 +27988,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(errors === _errs76){
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 < 0 || isNaN(data37)){
-const err29 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err29 = {instancePath:instancePath+"/usage/audio_output_seconds",schemaPath:"#/properties/usage/anyOf/0/properties/audio_output_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -27977,17 +28000,17 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
 var valid2 = _errs76 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data22.estimated !== undefined){
+if(data22.total_tokens !== undefined){
+let data38 = data22.total_tokens;
 const _errs78 = errors;
-if(typeof data22.estimated !== "boolean"){
-const err30 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err30 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -27996,31 +28019,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid2 = _errs78 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(errors === _errs78){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+const err31 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"#/properties/usage/anyOf/0/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -28030,11 +28032,17 @@ vErrors.push(err31);
 errors++;
 }
 }
-var _valid0 = _errs45 === errors;
-valid1 = valid1 || _valid0;
+}
+var valid2 = _errs78 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data22.estimated !== undefined){
 const _errs80 = errors;
-if(data22 !== null){
-const err32 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data22.estimated !== "boolean"){
+const err32 = {instancePath:instancePath+"/usage/estimated",schemaPath:"#/properties/usage/anyOf/0/properties/estimated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -28043,15 +28051,63 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid0 = _errs80 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err33 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var valid2 = _errs80 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+var _valid0 = _errs45 === errors;
+valid1 = valid1 || _valid0;
+const _errs82 = errors;
+if(data22 !== null){
+const err34 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid0 = _errs82 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err35 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 validate150.errors = vErrors;
@@ -28075,23 +28131,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.cost_usd !== undefined){
-let data39 = data.cost_usd;
-const _errs82 = errors;
-if((!((typeof data39 == "number") && (isFinite(data39)))) && (data39 !== null)){
-validate150.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema285.properties.cost_usd.type},message:"must be number,null"}];
-return false;
-}
-var valid0 = _errs82 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.saved_cost_usd !== undefined){
-let data40 = data.saved_cost_usd;
+let data40 = data.cost_usd;
 const _errs84 = errors;
 if((!((typeof data40 == "number") && (isFinite(data40)))) && (data40 !== null)){
-validate150.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema285.properties.saved_cost_usd.type},message:"must be number,null"}];
+validate150.errors = [{instancePath:instancePath+"/cost_usd",schemaPath:"#/properties/cost_usd/type",keyword:"type",params:{type: schema285.properties.cost_usd.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs84 === errors;
@@ -28100,18 +28143,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metadata !== undefined){
-let data41 = data.metadata;
+if(data.saved_cost_usd !== undefined){
+let data41 = data.saved_cost_usd;
 const _errs86 = errors;
-if(errors === _errs86){
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-for(const key2 in data41){
-const _errs89 = errors;
-if(typeof data41[key2] !== "string"){
+if((!((typeof data41 == "number") && (isFinite(data41)))) && (data41 !== null)){
+validate150.errors = [{instancePath:instancePath+"/saved_cost_usd",schemaPath:"#/properties/saved_cost_usd/type",keyword:"type",params:{type: schema285.properties.saved_cost_usd.type},message:"must be number,null"}];
+return false;
+}
+var valid0 = _errs86 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data42 = data.metadata;
+const _errs88 = errors;
+if(errors === _errs88){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+for(const key2 in data42){
+const _errs91 = errors;
+if(typeof data42[key2] !== "string"){
 validate150.errors = [{instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid3 = _errs89 === errors;
+var valid3 = _errs91 === errors;
 if(!valid3){
 break;
 }
@@ -28122,30 +28178,17 @@ validate150.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs86 === errors;
+var valid0 = _errs88 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.api_key_id !== undefined){
-let data43 = data.api_key_id;
-const _errs91 = errors;
-if((typeof data43 !== "string") && (data43 !== null)){
-validate150.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema285.properties.api_key_id.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs91 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.workspace_id !== undefined){
-let data44 = data.workspace_id;
+let data44 = data.api_key_id;
 const _errs93 = errors;
 if((typeof data44 !== "string") && (data44 !== null)){
-validate150.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema285.properties.workspace_id.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema285.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs93 === errors;
@@ -28154,11 +28197,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.organisation_id !== undefined){
-let data45 = data.organisation_id;
+if(data.workspace_id !== undefined){
+let data45 = data.workspace_id;
 const _errs95 = errors;
 if((typeof data45 !== "string") && (data45 !== null)){
-validate150.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema285.properties.organisation_id.type},message:"must be string,null"}];
+validate150.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/type",keyword:"type",params:{type: schema285.properties.workspace_id.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs95 === errors;
@@ -28167,57 +28210,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hook_results !== undefined){
-let data46 = data.hook_results;
+if(data.organisation_id !== undefined){
+let data46 = data.organisation_id;
 const _errs97 = errors;
-const _errs98 = errors;
-let valid4 = false;
+if((typeof data46 !== "string") && (data46 !== null)){
+validate150.errors = [{instancePath:instancePath+"/organisation_id",schemaPath:"#/properties/organisation_id/type",keyword:"type",params:{type: schema285.properties.organisation_id.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs97 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hook_results !== undefined){
+let data47 = data.hook_results;
 const _errs99 = errors;
 const _errs100 = errors;
-if(errors === _errs100){
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-let missing2;
-if(((data46.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data46.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
-const err34 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-else {
+let valid4 = false;
+const _errs101 = errors;
 const _errs102 = errors;
-for(const key3 in data46){
-if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
-const err35 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-break;
-}
-}
-if(_errs102 === errors){
-if(data46.before_request_hooks !== undefined){
-let data47 = data46.before_request_hooks;
-const _errs103 = errors;
-if(errors === _errs103){
-if(Array.isArray(data47)){
-var valid7 = true;
-const len0 = data47.length;
-for(let i0=0; i0<len0; i0++){
-let data48 = data47[i0];
-const _errs105 = errors;
-if(errors === _errs105){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-let missing3;
-if((((((((data48.id === undefined) && (missing3 = "id")) || ((data48.type === undefined) && (missing3 = "type"))) || ((data48.verdict === undefined) && (missing3 = "verdict"))) || ((data48.deny === undefined) && (missing3 = "deny"))) || ((data48.async === undefined) && (missing3 = "async"))) || ((data48.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data48.checks === undefined) && (missing3 = "checks"))){
-const err36 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(errors === _errs102){
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+let missing2;
+if(((data47.before_request_hooks === undefined) && (missing2 = "before_request_hooks")) || ((data47.after_request_hooks === undefined) && (missing2 = "after_request_hooks"))){
+const err36 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -28227,10 +28244,10 @@ vErrors.push(err36);
 errors++;
 }
 else {
-const _errs107 = errors;
-for(const key4 in data48){
-if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
-const err37 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+const _errs104 = errors;
+for(const key3 in data47){
+if(!((key3 === "before_request_hooks") || (key3 === "after_request_hooks"))){
+const err37 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -28241,11 +28258,22 @@ errors++;
 break;
 }
 }
-if(_errs107 === errors){
-if(data48.id !== undefined){
-const _errs108 = errors;
-if(typeof data48.id !== "string"){
-const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_errs104 === errors){
+if(data47.before_request_hooks !== undefined){
+let data48 = data47.before_request_hooks;
+const _errs105 = errors;
+if(errors === _errs105){
+if(Array.isArray(data48)){
+var valid7 = true;
+const len0 = data48.length;
+for(let i0=0; i0<len0; i0++){
+let data49 = data48[i0];
+const _errs107 = errors;
+if(errors === _errs107){
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+let missing3;
+if((((((((data49.id === undefined) && (missing3 = "id")) || ((data49.type === undefined) && (missing3 = "type"))) || ((data49.verdict === undefined) && (missing3 = "verdict"))) || ((data49.deny === undefined) && (missing3 = "deny"))) || ((data49.async === undefined) && (missing3 = "async"))) || ((data49.execution_time_ms === undefined) && (missing3 = "execution_time_ms"))) || ((data49.checks === undefined) && (missing3 = "checks"))){
+const err38 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -28254,22 +28282,31 @@ vErrors.push(err38);
 }
 errors++;
 }
-var valid8 = _errs108 === errors;
-}
 else {
-var valid8 = true;
-}
-if(valid8){
-if(data48.type !== undefined){
-let data50 = data48.type;
-const _errs110 = errors;
-if((typeof data50 !== "string") && (data50 !== null)){
-const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs109 = errors;
+for(const key4 in data49){
+if(!(((((((key4 === "id") || (key4 === "type")) || (key4 === "verdict")) || (key4 === "deny")) || (key4 === "async")) || (key4 === "execution_time_ms")) || (key4 === "checks"))){
+const err39 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
 else {
 vErrors.push(err39);
+}
+errors++;
+break;
+}
+}
+if(_errs109 === errors){
+if(data49.id !== undefined){
+const _errs110 = errors;
+if(typeof data49.id !== "string"){
+const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -28279,15 +28316,16 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data48.verdict !== undefined){
+if(data49.type !== undefined){
+let data51 = data49.type;
 const _errs112 = errors;
-if(typeof data48.verdict !== "boolean"){
-const err40 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data51 !== "string") && (data51 !== null)){
+const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/type",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err41];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -28297,15 +28335,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data48.deny !== undefined){
+if(data49.verdict !== undefined){
 const _errs114 = errors;
-if(typeof data48.deny !== "boolean"){
-const err41 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data49.verdict !== "boolean"){
+const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err42];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err42);
 }
 errors++;
 }
@@ -28315,15 +28353,15 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data48.async !== undefined){
+if(data49.deny !== undefined){
 const _errs116 = errors;
-if(typeof data48.async !== "boolean"){
-const err42 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data49.deny !== "boolean"){
+const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/deny",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err43];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err43);
 }
 errors++;
 }
@@ -28333,24 +28371,10 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data48.execution_time_ms !== undefined){
-let data54 = data48.execution_time_ms;
+if(data49.async !== undefined){
 const _errs118 = errors;
-if(errors === _errs118){
-if((typeof data54 == "number") && (isFinite(data54))){
-if(data54 < 0 || isNaN(data54)){
-const err43 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data49.async !== "boolean"){
+const err44 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/async",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -28359,28 +28383,19 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
 var valid8 = _errs118 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data48.checks !== undefined){
-let data55 = data48.checks;
+if(data49.execution_time_ms !== undefined){
+let data55 = data49.execution_time_ms;
 const _errs120 = errors;
 if(errors === _errs120){
-if(Array.isArray(data55)){
-var valid9 = true;
-const len1 = data55.length;
-for(let i1=0; i1<len1; i1++){
-let data56 = data55[i1];
-const _errs122 = errors;
-if(errors === _errs122){
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-let missing4;
-if((((((data56.id === undefined) && (missing4 = "id")) || ((data56.verdict === undefined) && (missing4 = "verdict"))) || ((data56.explanation === undefined) && (missing4 = "explanation"))) || ((data56.error === undefined) && (missing4 = "error"))) || ((data56.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
-const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 < 0 || isNaN(data55)){
+const err45 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -28389,159 +28404,14 @@ vErrors.push(err45);
 }
 errors++;
 }
+}
 else {
-const _errs124 = errors;
-for(const key5 in data56){
-if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
-const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+const err46 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err46];
 }
 else {
 vErrors.push(err46);
-}
-errors++;
-break;
-}
-}
-if(_errs124 === errors){
-if(data56.id !== undefined){
-const _errs125 = errors;
-if(typeof data56.id !== "string"){
-const err47 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var valid10 = _errs125 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data56.verdict !== undefined){
-const _errs127 = errors;
-if(typeof data56.verdict !== "boolean"){
-const err48 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-var valid10 = _errs127 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data56.explanation !== undefined){
-let data59 = data56.explanation;
-const _errs129 = errors;
-if((typeof data59 !== "string") && (data59 !== null)){
-const err49 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var valid10 = _errs129 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data56.error !== undefined){
-let data60 = data56.error;
-const _errs131 = errors;
-if((typeof data60 !== "string") && (data60 !== null)){
-const err50 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-var valid10 = _errs131 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data56.execution_time_ms !== undefined){
-let data61 = data56.execution_time_ms;
-const _errs133 = errors;
-if(errors === _errs133){
-if((typeof data61 == "number") && (isFinite(data61))){
-if(data61 < 0 || isNaN(data61)){
-const err51 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-var valid10 = _errs133 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err53 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-var valid9 = _errs122 === errors;
-if(!valid9){
-break;
-}
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
 }
 errors++;
 }
@@ -28551,7 +28421,151 @@ var valid8 = _errs120 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data49.checks !== undefined){
+let data56 = data49.checks;
+const _errs122 = errors;
+if(errors === _errs122){
+if(Array.isArray(data56)){
+var valid9 = true;
+const len1 = data56.length;
+for(let i1=0; i1<len1; i1++){
+let data57 = data56[i1];
+const _errs124 = errors;
+if(errors === _errs124){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+let missing4;
+if((((((data57.id === undefined) && (missing4 = "id")) || ((data57.verdict === undefined) && (missing4 = "verdict"))) || ((data57.explanation === undefined) && (missing4 = "explanation"))) || ((data57.error === undefined) && (missing4 = "error"))) || ((data57.execution_time_ms === undefined) && (missing4 = "execution_time_ms"))){
+const err47 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err47];
 }
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+else {
+const _errs126 = errors;
+for(const key5 in data57){
+if(!(((((key5 === "id") || (key5 === "verdict")) || (key5 === "explanation")) || (key5 === "error")) || (key5 === "execution_time_ms"))){
+const err48 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+break;
+}
+}
+if(_errs126 === errors){
+if(data57.id !== undefined){
+const _errs127 = errors;
+if(typeof data57.id !== "string"){
+const err49 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/id",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var valid10 = _errs127 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data57.verdict !== undefined){
+const _errs129 = errors;
+if(typeof data57.verdict !== "boolean"){
+const err50 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/verdict",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var valid10 = _errs129 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data57.explanation !== undefined){
+let data60 = data57.explanation;
+const _errs131 = errors;
+if((typeof data60 !== "string") && (data60 !== null)){
+const err51 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/explanation",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var valid10 = _errs131 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data57.error !== undefined){
+let data61 = data57.error;
+const _errs133 = errors;
+if((typeof data61 !== "string") && (data61 !== null)){
+const err52 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/error",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.before_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var valid10 = _errs133 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data57.execution_time_ms !== undefined){
+let data62 = data57.execution_time_ms;
+const _errs135 = errors;
+if(errors === _errs135){
+if((typeof data62 == "number") && (isFinite(data62))){
+if(data62 < 0 || isNaN(data62)){
+const err53 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1+"/execution_time_ms",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+var valid10 = _errs135 === errors;
+}
+else {
+var valid10 = true;
 }
 }
 }
@@ -28561,7 +28575,7 @@ var valid8 = true;
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks/" + i1,schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -28571,14 +28585,14 @@ vErrors.push(err55);
 errors++;
 }
 }
-var valid7 = _errs105 === errors;
-if(!valid7){
+var valid9 = _errs124 === errors;
+if(!valid9){
 break;
 }
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err56 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0+"/checks",schemaPath:"hook-results.json/properties/before_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -28588,27 +28602,22 @@ vErrors.push(err56);
 errors++;
 }
 }
-var valid6 = _errs103 === errors;
+var valid8 = _errs122 === errors;
 }
 else {
-var valid6 = true;
+var valid8 = true;
 }
-if(valid6){
-if(data46.after_request_hooks !== undefined){
-let data62 = data46.after_request_hooks;
-const _errs135 = errors;
-if(errors === _errs135){
-if(Array.isArray(data62)){
-var valid11 = true;
-const len2 = data62.length;
-for(let i2=0; i2<len2; i2++){
-let data63 = data62[i2];
-const _errs137 = errors;
-if(errors === _errs137){
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-let missing5;
-if((((((((data63.id === undefined) && (missing5 = "id")) || ((data63.type === undefined) && (missing5 = "type"))) || ((data63.verdict === undefined) && (missing5 = "verdict"))) || ((data63.deny === undefined) && (missing5 = "deny"))) || ((data63.async === undefined) && (missing5 = "async"))) || ((data63.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data63.checks === undefined) && (missing5 = "checks"))){
-const err57 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/hook_results/before_request_hooks/" + i0,schemaPath:"hook-results.json/properties/before_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -28617,11 +28626,15 @@ vErrors.push(err57);
 }
 errors++;
 }
+}
+var valid7 = _errs107 === errors;
+if(!valid7){
+break;
+}
+}
+}
 else {
-const _errs139 = errors;
-for(const key6 in data63){
-if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
-const err58 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+const err58 = {instancePath:instancePath+"/hook_results/before_request_hooks",schemaPath:"hook-results.json/properties/before_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -28629,14 +28642,29 @@ else {
 vErrors.push(err58);
 }
 errors++;
-break;
 }
 }
-if(_errs139 === errors){
-if(data63.id !== undefined){
-const _errs140 = errors;
-if(typeof data63.id !== "string"){
-const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid6 = _errs105 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data47.after_request_hooks !== undefined){
+let data63 = data47.after_request_hooks;
+const _errs137 = errors;
+if(errors === _errs137){
+if(Array.isArray(data63)){
+var valid11 = true;
+const len2 = data63.length;
+for(let i2=0; i2<len2; i2++){
+let data64 = data63[i2];
+const _errs139 = errors;
+if(errors === _errs139){
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+let missing5;
+if((((((((data64.id === undefined) && (missing5 = "id")) || ((data64.type === undefined) && (missing5 = "type"))) || ((data64.verdict === undefined) && (missing5 = "verdict"))) || ((data64.deny === undefined) && (missing5 = "deny"))) || ((data64.async === undefined) && (missing5 = "async"))) || ((data64.execution_time_ms === undefined) && (missing5 = "execution_time_ms"))) || ((data64.checks === undefined) && (missing5 = "checks"))){
+const err59 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -28645,22 +28673,31 @@ vErrors.push(err59);
 }
 errors++;
 }
-var valid12 = _errs140 === errors;
-}
 else {
-var valid12 = true;
-}
-if(valid12){
-if(data63.type !== undefined){
-let data65 = data63.type;
-const _errs142 = errors;
-if((typeof data65 !== "string") && (data65 !== null)){
-const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
+const _errs141 = errors;
+for(const key6 in data64){
+if(!(((((((key6 === "id") || (key6 === "type")) || (key6 === "verdict")) || (key6 === "deny")) || (key6 === "async")) || (key6 === "execution_time_ms")) || (key6 === "checks"))){
+const err60 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err60];
 }
 else {
 vErrors.push(err60);
+}
+errors++;
+break;
+}
+}
+if(_errs141 === errors){
+if(data64.id !== undefined){
+const _errs142 = errors;
+if(typeof data64.id !== "string"){
+const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
 }
 errors++;
 }
@@ -28670,15 +28707,16 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data63.verdict !== undefined){
+if(data64.type !== undefined){
+let data66 = data64.type;
 const _errs144 = errors;
-if(typeof data63.verdict !== "boolean"){
-const err61 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data66 !== "string") && (data66 !== null)){
+const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/type",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/type/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.type.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err62];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err62);
 }
 errors++;
 }
@@ -28688,15 +28726,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data63.deny !== undefined){
+if(data64.verdict !== undefined){
 const _errs146 = errors;
-if(typeof data63.deny !== "boolean"){
-const err62 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data64.verdict !== "boolean"){
+const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err62];
+vErrors = [err63];
 }
 else {
-vErrors.push(err62);
+vErrors.push(err63);
 }
 errors++;
 }
@@ -28706,15 +28744,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data63.async !== undefined){
+if(data64.deny !== undefined){
 const _errs148 = errors;
-if(typeof data63.async !== "boolean"){
-const err63 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data64.deny !== "boolean"){
+const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/deny",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/deny/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err63];
+vErrors = [err64];
 }
 else {
-vErrors.push(err63);
+vErrors.push(err64);
 }
 errors++;
 }
@@ -28724,24 +28762,10 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data63.execution_time_ms !== undefined){
-let data69 = data63.execution_time_ms;
+if(data64.async !== undefined){
 const _errs150 = errors;
-if(errors === _errs150){
-if((typeof data69 == "number") && (isFinite(data69))){
-if(data69 < 0 || isNaN(data69)){
-const err64 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-else {
-const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data64.async !== "boolean"){
+const err65 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/async",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/async/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -28750,28 +28774,19 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
 var valid12 = _errs150 === errors;
 }
 else {
 var valid12 = true;
 }
 if(valid12){
-if(data63.checks !== undefined){
-let data70 = data63.checks;
+if(data64.execution_time_ms !== undefined){
+let data70 = data64.execution_time_ms;
 const _errs152 = errors;
 if(errors === _errs152){
-if(Array.isArray(data70)){
-var valid13 = true;
-const len3 = data70.length;
-for(let i3=0; i3<len3; i3++){
-let data71 = data70[i3];
-const _errs154 = errors;
-if(errors === _errs154){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-let missing6;
-if((((((data71.id === undefined) && (missing6 = "id")) || ((data71.verdict === undefined) && (missing6 = "verdict"))) || ((data71.explanation === undefined) && (missing6 = "explanation"))) || ((data71.error === undefined) && (missing6 = "error"))) || ((data71.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
-const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if((typeof data70 == "number") && (isFinite(data70))){
+if(data70 < 0 || isNaN(data70)){
+const err66 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -28780,159 +28795,14 @@ vErrors.push(err66);
 }
 errors++;
 }
+}
 else {
-const _errs156 = errors;
-for(const key7 in data71){
-if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
-const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+const err67 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err67];
 }
 else {
 vErrors.push(err67);
-}
-errors++;
-break;
-}
-}
-if(_errs156 === errors){
-if(data71.id !== undefined){
-const _errs157 = errors;
-if(typeof data71.id !== "string"){
-const err68 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var valid14 = _errs157 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data71.verdict !== undefined){
-const _errs159 = errors;
-if(typeof data71.verdict !== "boolean"){
-const err69 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-var valid14 = _errs159 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data71.explanation !== undefined){
-let data74 = data71.explanation;
-const _errs161 = errors;
-if((typeof data74 !== "string") && (data74 !== null)){
-const err70 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-var valid14 = _errs161 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data71.error !== undefined){
-let data75 = data71.error;
-const _errs163 = errors;
-if((typeof data75 !== "string") && (data75 !== null)){
-const err71 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-var valid14 = _errs163 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data71.execution_time_ms !== undefined){
-let data76 = data71.execution_time_ms;
-const _errs165 = errors;
-if(errors === _errs165){
-if((typeof data76 == "number") && (isFinite(data76))){
-if(data76 < 0 || isNaN(data76)){
-const err72 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-}
-else {
-const err73 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-var valid14 = _errs165 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err74 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-var valid13 = _errs154 === errors;
-if(!valid13){
-break;
-}
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
 }
 errors++;
 }
@@ -28942,7 +28812,151 @@ var valid12 = _errs152 === errors;
 else {
 var valid12 = true;
 }
+if(valid12){
+if(data64.checks !== undefined){
+let data71 = data64.checks;
+const _errs154 = errors;
+if(errors === _errs154){
+if(Array.isArray(data71)){
+var valid13 = true;
+const len3 = data71.length;
+for(let i3=0; i3<len3; i3++){
+let data72 = data71[i3];
+const _errs156 = errors;
+if(errors === _errs156){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+let missing6;
+if((((((data72.id === undefined) && (missing6 = "id")) || ((data72.verdict === undefined) && (missing6 = "verdict"))) || ((data72.explanation === undefined) && (missing6 = "explanation"))) || ((data72.error === undefined) && (missing6 = "error"))) || ((data72.execution_time_ms === undefined) && (missing6 = "execution_time_ms"))){
+const err68 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(vErrors === null){
+vErrors = [err68];
 }
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+else {
+const _errs158 = errors;
+for(const key7 in data72){
+if(!(((((key7 === "id") || (key7 === "verdict")) || (key7 === "explanation")) || (key7 === "error")) || (key7 === "execution_time_ms"))){
+const err69 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+break;
+}
+}
+if(_errs158 === errors){
+if(data72.id !== undefined){
+const _errs159 = errors;
+if(typeof data72.id !== "string"){
+const err70 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/id",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var valid14 = _errs159 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data72.verdict !== undefined){
+const _errs161 = errors;
+if(typeof data72.verdict !== "boolean"){
+const err71 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/verdict",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var valid14 = _errs161 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data72.explanation !== undefined){
+let data75 = data72.explanation;
+const _errs163 = errors;
+if((typeof data75 !== "string") && (data75 !== null)){
+const err72 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/explanation",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+var valid14 = _errs163 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data72.error !== undefined){
+let data76 = data72.error;
+const _errs165 = errors;
+if((typeof data76 !== "string") && (data76 !== null)){
+const err73 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/error",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type",keyword:"type",params:{type: schema253.properties.after_request_hooks.items.properties.checks.items.properties.error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+var valid14 = _errs165 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data72.execution_time_ms !== undefined){
+let data77 = data72.execution_time_ms;
+const _errs167 = errors;
+if(errors === _errs167){
+if((typeof data77 == "number") && (isFinite(data77))){
+if(data77 < 0 || isNaN(data77)){
+const err74 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3+"/execution_time_ms",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+var valid14 = _errs167 === errors;
+}
+else {
+var valid14 = true;
 }
 }
 }
@@ -28952,7 +28966,7 @@ var valid12 = true;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err76 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks/" + i3,schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -28962,14 +28976,14 @@ vErrors.push(err76);
 errors++;
 }
 }
-var valid11 = _errs137 === errors;
-if(!valid11){
+var valid13 = _errs156 === errors;
+if(!valid13){
 break;
 }
 }
 }
 else {
-const err77 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err77 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2+"/checks",schemaPath:"hook-results.json/properties/after_request_hooks/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -28979,17 +28993,22 @@ vErrors.push(err77);
 errors++;
 }
 }
-var valid6 = _errs135 === errors;
+var valid12 = _errs154 === errors;
 }
 else {
-var valid6 = true;
+var valid12 = true;
+}
+}
+}
+}
+}
 }
 }
 }
 }
 }
 else {
-const err78 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err78 = {instancePath:instancePath+"/hook_results/after_request_hooks/" + i2,schemaPath:"hook-results.json/properties/after_request_hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -28999,11 +29018,14 @@ vErrors.push(err78);
 errors++;
 }
 }
-var _valid1 = _errs99 === errors;
-valid4 = valid4 || _valid1;
-const _errs167 = errors;
-if(data46 !== null){
-const err79 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var valid11 = _errs139 === errors;
+if(!valid11){
+break;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/hook_results/after_request_hooks",schemaPath:"hook-results.json/properties/after_request_hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -29012,10 +29034,18 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid1 = _errs167 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err80 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+var valid6 = _errs137 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/hook_results",schemaPath:"hook-results.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -29023,34 +29053,13 @@ else {
 vErrors.push(err80);
 }
 errors++;
-validate150.errors = vErrors;
-return false;
-}
-else {
-errors = _errs98;
-if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
-}
-else {
-vErrors = null;
 }
 }
-}
-var valid0 = _errs97 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.feedback !== undefined){
-let data77 = data.feedback;
+var _valid1 = _errs101 === errors;
+valid4 = valid4 || _valid1;
 const _errs169 = errors;
-const _errs170 = errors;
-let valid15 = false;
-const _errs171 = errors;
-if(!(Array.isArray(data77))){
-const err81 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47 !== null){
+const err81 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -29059,11 +29068,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid2 = _errs171 === errors;
-valid15 = valid15 || _valid2;
-const _errs173 = errors;
-if(data77 !== null){
-const err82 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid1 = _errs169 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err82 = {instancePath:instancePath+"/hook_results",schemaPath:"#/properties/hook_results/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -29071,11 +29079,34 @@ else {
 vErrors.push(err82);
 }
 errors++;
+validate150.errors = vErrors;
+return false;
 }
-var _valid2 = _errs173 === errors;
-valid15 = valid15 || _valid2;
-if(!valid15){
-const err83 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs100;
+if(vErrors !== null){
+if(_errs100){
+vErrors.length = _errs100;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs99 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feedback !== undefined){
+let data78 = data.feedback;
+const _errs171 = errors;
+const _errs172 = errors;
+let valid15 = false;
+const _errs173 = errors;
+if(!(Array.isArray(data78))){
+const err83 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -29083,47 +29114,72 @@ else {
 vErrors.push(err83);
 }
 errors++;
+}
+var _valid2 = _errs173 === errors;
+valid15 = valid15 || _valid2;
+const _errs175 = errors;
+if(data78 !== null){
+const err84 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid2 = _errs175 === errors;
+valid15 = valid15 || _valid2;
+if(!valid15){
+const err85 = {instancePath:instancePath+"/feedback",schemaPath:"#/properties/feedback/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
 validate150.errors = vErrors;
 return false;
 }
 else {
-errors = _errs170;
+errors = _errs172;
 if(vErrors !== null){
-if(_errs170){
-vErrors.length = _errs170;
+if(_errs172){
+vErrors.length = _errs172;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs169 === errors;
+var valid0 = _errs171 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.request_body !== undefined){
-let data78 = data.request_body;
-const _errs175 = errors;
-if((typeof data78 !== "string") && (data78 !== null)){
+let data79 = data.request_body;
+const _errs177 = errors;
+if((typeof data79 !== "string") && (data79 !== null)){
 validate150.errors = [{instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema285.properties.request_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs175 === errors;
+var valid0 = _errs177 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.response_body !== undefined){
-let data79 = data.response_body;
-const _errs177 = errors;
-if((typeof data79 !== "string") && (data79 !== null)){
+let data80 = data.response_body;
+const _errs179 = errors;
+if((typeof data80 !== "string") && (data80 !== null)){
 validate150.errors = [{instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema285.properties.response_body.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs177 === errors;
+var valid0 = _errs179 === errors;
 }
 else {
 var valid0 = true;

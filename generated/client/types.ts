@@ -2336,6 +2336,10 @@ export interface CatalogModel {
      */
     audio_input_per_million?: number;
     /**
+     * Audio input tokens read from the prompt cache, where the answer counts them apart (a realtime session's responses); cached_input_per_million when absent.
+     */
+    cached_audio_input_per_million?: number;
+    /**
      * Audio output tokens; output_per_million when absent.
      */
     audio_output_per_million?: number;
@@ -2643,6 +2647,10 @@ export interface RequestLog {
      * Of output_tokens, audio (an audio model's spoken answer).
      */
     audio_output_tokens: number;
+    /**
+     * Of cached_input_tokens, audio, where the answer counts them apart (a realtime session's responses); 0 otherwise.
+     */
+    cached_audio_input_tokens: number;
     /**
      * Of input_tokens, images (an image model's input images).
      */

@@ -8651,7 +8651,7 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 var validateRequestLog = validate54;
-var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "image_input_tokens", "audio_seconds", "images", "image_size", "image_quality", "input_characters", "audio_output_seconds", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "audio_seconds": { "type": "number", "minimum": 0, "description": "Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise." }, "images": { "type": "integer", "minimum": 0, "description": "Images asked for of a model billed per image (DALL\xB7E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise." }, "image_size": { "type": ["string", "null"], "description": "The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)." }, "image_quality": { "type": ["string", "null"], "description": "The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)." }, "input_characters": { "type": "integer", "minimum": 0, "description": "Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise." }, "audio_output_seconds": { "type": "number", "minimum": 0, "description": "Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
+var schema144 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://gateway.local/schema/resources/request-log.json", "title": "RequestLog", "description": "The log record of one request that reached the gateway (GET /v1/logs, GET /v1/logs/{log_id}). Every request gets one, errors and 401s included (then without a key). It never holds a secret: bodies only when the server logs them (GATEWAY_LOG_BODIES=on), capped and with credentials redacted.", "type": "object", "required": ["object", "id", "trace_id", "created_at", "created_at_ms", "method", "path", "route_kind", "operation", "source", "status", "error_code", "latency_ms", "ttfb_ms", "config_id", "target", "provider", "model_requested", "model_answered", "retries", "cache_status", "stream", "usage", "cost_usd", "saved_cost_usd", "metadata", "api_key_id", "workspace_id", "organisation_id", "hook_results", "feedback", "request_body", "response_body"], "additionalProperties": false, "properties": { "object": { "const": "request_log" }, "id": { "type": "string", "description": "Time-ordered ID; the cursor of GET /v1/logs (`after`)." }, "trace_id": { "type": "string", "description": "x-gateway-trace-id, sent by the client or generated." }, "created_at": { "type": "integer", "description": "Unix seconds when the request arrived." }, "created_at_ms": { "type": "integer", "description": "Unix milliseconds when the request arrived." }, "method": { "type": "string" }, "path": { "type": "string", "description": "The request path without its query string." }, "route_kind": { "enum": ["inference", "passthrough", "control", "health", "metrics", "unmatched"] }, "operation": { "type": ["string", "null"], "description": "The endpoint's operationId; null when no route matched." }, "source": { "enum": ["http", "batch", "responses"], "description": "A client request, a line of a gateway-managed batch, or the chat call behind an emulated Responses request." }, "status": { "type": "integer", "description": "The HTTP status the client got; 499 when the client left before a status was sent." }, "error_code": { "type": ["string", "null"], "description": "The gateway error code when the gateway answered with its error body." }, "latency_ms": { "type": "number", "minimum": 0 }, "ttfb_ms": { "type": ["number", "null"], "minimum": 0, "description": "Time to the first byte of the response body." }, "config_id": { "type": ["string", "null"], "description": "Saved config ID, `inline:<hash>`, or null for routes named by provider headers." }, "target": { "type": ["string", "null"], "description": "The target that answered, e.g. config.targets[1]." }, "provider": { "type": ["string", "null"] }, "model_requested": { "type": ["string", "null"] }, "model_answered": { "type": ["string", "null"] }, "retries": { "type": "integer", "minimum": 0 }, "cache_status": { "type": ["string", "null"], "description": "HIT, MISS, SEMANTIC HIT, SEMANTIC MISS, REFRESH or DISABLED; null where no cache applies." }, "stream": { "type": "boolean" }, "usage": { "description": "Tokens the answer reported, or the gateway's estimate (estimated: true) for a stream that reported none.", "anyOf": [{ "type": "object", "required": ["input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_input_tokens", "audio_input_tokens", "audio_output_tokens", "cached_audio_input_tokens", "image_input_tokens", "audio_seconds", "images", "image_size", "image_quality", "input_characters", "audio_output_seconds", "total_tokens", "estimated"], "additionalProperties": false, "properties": { "input_tokens": { "type": "integer", "minimum": 0, "description": "Every input token, those read from and written to the provider's prompt cache included." }, "output_tokens": { "type": "integer", "minimum": 0 }, "cached_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those read from the provider's prompt cache." }, "cache_creation_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, those the provider wrote to its prompt cache (the messages API and cloud C report them)." }, "cache_creation_1h_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cache_creation_input_tokens, those written for an hour (the messages API reports them)." }, "audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, audio (an audio model's spoken input)." }, "audio_output_tokens": { "type": "integer", "minimum": 0, "description": "Of output_tokens, audio (an audio model's spoken answer)." }, "cached_audio_input_tokens": { "type": "integer", "minimum": 0, "description": "Of cached_input_tokens, audio, where the answer counts them apart (a realtime session's responses); 0 otherwise." }, "image_input_tokens": { "type": "integer", "minimum": 0, "description": "Of input_tokens, images (an image model's input images)." }, "audio_seconds": { "type": "number", "minimum": 0, "description": "Seconds of audio a transcription billed by its length reports (whisper-1; its tokens are 0); 0 otherwise." }, "images": { "type": "integer", "minimum": 0, "description": "Images asked for of a model billed per image (DALL\xB7E: the request's n, default 1), counted from the request as sent when the answer reports no tokens; 0 otherwise." }, "image_size": { "type": ["string", "null"], "description": "The size those images were asked for in (the request's size); null when images is 0 or the request named none (the model's default size)." }, "image_quality": { "type": ["string", "null"], "description": "The quality those images were asked for in (the request's quality); null when images is 0 or the request named none (the model's default quality)." }, "input_characters": { "type": "integer", "minimum": 0, "description": "Characters of the text spoken by a speech request answered as audio (the request's input, as sent), which reports no tokens: tts-1 is billed by them; 0 otherwise." }, "audio_output_seconds": { "type": "number", "minimum": 0, "description": "Seconds of speech answered as audio bytes by a model priced by its length (gpt-4o-mini-tts), read from the answer's headers (estimated); 0 otherwise." }, "total_tokens": { "type": "integer", "minimum": 0 }, "estimated": { "type": "boolean" } } }, { "type": "null" }] }, "cost_usd": { "type": ["number", "null"], "description": "From the pricing table; null when the model's price is unknown." }, "saved_cost_usd": { "type": ["number", "null"], "description": "What a cache hit saved." }, "metadata": { "type": "object", "additionalProperties": { "type": "string" } }, "api_key_id": { "type": ["string", "null"] }, "workspace_id": { "type": ["string", "null"] }, "organisation_id": { "type": ["string", "null"] }, "hook_results": { "anyOf": [{ "$ref": "hook-results.json" }, { "type": "null" }] }, "feedback": { "anyOf": [{ "type": "array" }, { "type": "null" }] }, "request_body": { "type": ["string", "null"] }, "response_body": { "type": ["string", "null"] } } };
 function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -9331,8 +9331,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.image_input_tokens === void 0) {
-          const err66 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_input_tokens" }, message: "must have required property 'image_input_tokens'" };
+        if (data22.cached_audio_input_tokens === void 0) {
+          const err66 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "cached_audio_input_tokens" }, message: "must have required property 'cached_audio_input_tokens'" };
           if (vErrors === null) {
             vErrors = [err66];
           } else {
@@ -9340,8 +9340,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.audio_seconds === void 0) {
-          const err67 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_seconds" }, message: "must have required property 'audio_seconds'" };
+        if (data22.image_input_tokens === void 0) {
+          const err67 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_input_tokens" }, message: "must have required property 'image_input_tokens'" };
           if (vErrors === null) {
             vErrors = [err67];
           } else {
@@ -9349,8 +9349,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.images === void 0) {
-          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "images" }, message: "must have required property 'images'" };
+        if (data22.audio_seconds === void 0) {
+          const err68 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_seconds" }, message: "must have required property 'audio_seconds'" };
           if (vErrors === null) {
             vErrors = [err68];
           } else {
@@ -9358,8 +9358,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.image_size === void 0) {
-          const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_size" }, message: "must have required property 'image_size'" };
+        if (data22.images === void 0) {
+          const err69 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "images" }, message: "must have required property 'images'" };
           if (vErrors === null) {
             vErrors = [err69];
           } else {
@@ -9367,8 +9367,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.image_quality === void 0) {
-          const err70 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_quality" }, message: "must have required property 'image_quality'" };
+        if (data22.image_size === void 0) {
+          const err70 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_size" }, message: "must have required property 'image_size'" };
           if (vErrors === null) {
             vErrors = [err70];
           } else {
@@ -9376,8 +9376,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.input_characters === void 0) {
-          const err71 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "input_characters" }, message: "must have required property 'input_characters'" };
+        if (data22.image_quality === void 0) {
+          const err71 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "image_quality" }, message: "must have required property 'image_quality'" };
           if (vErrors === null) {
             vErrors = [err71];
           } else {
@@ -9385,8 +9385,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.audio_output_seconds === void 0) {
-          const err72 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_output_seconds" }, message: "must have required property 'audio_output_seconds'" };
+        if (data22.input_characters === void 0) {
+          const err72 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "input_characters" }, message: "must have required property 'input_characters'" };
           if (vErrors === null) {
             vErrors = [err72];
           } else {
@@ -9394,8 +9394,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.total_tokens === void 0) {
-          const err73 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
+        if (data22.audio_output_seconds === void 0) {
+          const err73 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "audio_output_seconds" }, message: "must have required property 'audio_output_seconds'" };
           if (vErrors === null) {
             vErrors = [err73];
           } else {
@@ -9403,8 +9403,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data22.estimated === void 0) {
-          const err74 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+        if (data22.total_tokens === void 0) {
+          const err74 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "total_tokens" }, message: "must have required property 'total_tokens'" };
           if (vErrors === null) {
             vErrors = [err74];
           } else {
@@ -9412,21 +9412,18 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data22.estimated === void 0) {
+          const err75 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/required", keyword: "required", params: { missingProperty: "estimated" }, message: "must have required property 'estimated'" };
+          if (vErrors === null) {
+            vErrors = [err75];
+          } else {
+            vErrors.push(err75);
+          }
+          errors++;
+        }
         for (const key1 in data22) {
           if (!func1.call(schema144.properties.usage.anyOf[0].properties, key1)) {
-            const err75 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
-            if (vErrors === null) {
-              vErrors = [err75];
-            } else {
-              vErrors.push(err75);
-            }
-            errors++;
-          }
-        }
-        if (data22.input_tokens !== void 0) {
-          let data23 = data22.input_tokens;
-          if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
-            const err76 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err76 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err76];
             } else {
@@ -9434,13 +9431,25 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+        }
+        if (data22.input_tokens !== void 0) {
+          let data23 = data22.input_tokens;
+          if (!(typeof data23 == "number" && (!(data23 % 1) && !isNaN(data23)) && isFinite(data23))) {
+            const err77 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err77];
+            } else {
+              vErrors.push(err77);
+            }
+            errors++;
+          }
           if (typeof data23 == "number" && isFinite(data23)) {
             if (data23 < 0 || isNaN(data23)) {
-              const err77 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err78 = { instancePath: instancePath + "/usage/input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err77];
+                vErrors = [err78];
               } else {
-                vErrors.push(err77);
+                vErrors.push(err78);
               }
               errors++;
             }
@@ -9449,21 +9458,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.output_tokens !== void 0) {
           let data24 = data22.output_tokens;
           if (!(typeof data24 == "number" && (!(data24 % 1) && !isNaN(data24)) && isFinite(data24))) {
-            const err78 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err79 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err78];
+              vErrors = [err79];
             } else {
-              vErrors.push(err78);
+              vErrors.push(err79);
             }
             errors++;
           }
           if (typeof data24 == "number" && isFinite(data24)) {
             if (data24 < 0 || isNaN(data24)) {
-              const err79 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err80 = { instancePath: instancePath + "/usage/output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err79];
+                vErrors = [err80];
               } else {
-                vErrors.push(err79);
+                vErrors.push(err80);
               }
               errors++;
             }
@@ -9472,21 +9481,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cached_input_tokens !== void 0) {
           let data25 = data22.cached_input_tokens;
           if (!(typeof data25 == "number" && (!(data25 % 1) && !isNaN(data25)) && isFinite(data25))) {
-            const err80 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err81 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err80];
+              vErrors = [err81];
             } else {
-              vErrors.push(err80);
+              vErrors.push(err81);
             }
             errors++;
           }
           if (typeof data25 == "number" && isFinite(data25)) {
             if (data25 < 0 || isNaN(data25)) {
-              const err81 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err82 = { instancePath: instancePath + "/usage/cached_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err81];
+                vErrors = [err82];
               } else {
-                vErrors.push(err81);
+                vErrors.push(err82);
               }
               errors++;
             }
@@ -9495,21 +9504,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cache_creation_input_tokens !== void 0) {
           let data26 = data22.cache_creation_input_tokens;
           if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)) && isFinite(data26))) {
-            const err82 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err83 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err82];
+              vErrors = [err83];
             } else {
-              vErrors.push(err82);
+              vErrors.push(err83);
             }
             errors++;
           }
           if (typeof data26 == "number" && isFinite(data26)) {
             if (data26 < 0 || isNaN(data26)) {
-              const err83 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err84 = { instancePath: instancePath + "/usage/cache_creation_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err83];
+                vErrors = [err84];
               } else {
-                vErrors.push(err83);
+                vErrors.push(err84);
               }
               errors++;
             }
@@ -9518,21 +9527,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.cache_creation_1h_input_tokens !== void 0) {
           let data27 = data22.cache_creation_1h_input_tokens;
           if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)) && isFinite(data27))) {
-            const err84 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err85 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err84];
+              vErrors = [err85];
             } else {
-              vErrors.push(err84);
+              vErrors.push(err85);
             }
             errors++;
           }
           if (typeof data27 == "number" && isFinite(data27)) {
             if (data27 < 0 || isNaN(data27)) {
-              const err85 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err86 = { instancePath: instancePath + "/usage/cache_creation_1h_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cache_creation_1h_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err85];
+                vErrors = [err86];
               } else {
-                vErrors.push(err85);
+                vErrors.push(err86);
               }
               errors++;
             }
@@ -9541,21 +9550,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.audio_input_tokens !== void 0) {
           let data28 = data22.audio_input_tokens;
           if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)) && isFinite(data28))) {
-            const err86 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err87 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err86];
+              vErrors = [err87];
             } else {
-              vErrors.push(err86);
+              vErrors.push(err87);
             }
             errors++;
           }
           if (typeof data28 == "number" && isFinite(data28)) {
             if (data28 < 0 || isNaN(data28)) {
-              const err87 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err88 = { instancePath: instancePath + "/usage/audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err87];
+                vErrors = [err88];
               } else {
-                vErrors.push(err87);
+                vErrors.push(err88);
               }
               errors++;
             }
@@ -9564,54 +9573,40 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         if (data22.audio_output_tokens !== void 0) {
           let data29 = data22.audio_output_tokens;
           if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)) && isFinite(data29))) {
-            const err88 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err89 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err88];
+              vErrors = [err89];
             } else {
-              vErrors.push(err88);
+              vErrors.push(err89);
             }
             errors++;
           }
           if (typeof data29 == "number" && isFinite(data29)) {
             if (data29 < 0 || isNaN(data29)) {
-              const err89 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err90 = { instancePath: instancePath + "/usage/audio_output_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
-                vErrors = [err89];
+                vErrors = [err90];
               } else {
-                vErrors.push(err89);
+                vErrors.push(err90);
               }
               errors++;
             }
           }
         }
-        if (data22.image_input_tokens !== void 0) {
-          let data30 = data22.image_input_tokens;
+        if (data22.cached_audio_input_tokens !== void 0) {
+          let data30 = data22.cached_audio_input_tokens;
           if (!(typeof data30 == "number" && (!(data30 % 1) && !isNaN(data30)) && isFinite(data30))) {
-            const err90 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err91 = { instancePath: instancePath + "/usage/cached_audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_audio_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
-              vErrors = [err90];
+              vErrors = [err91];
             } else {
-              vErrors.push(err90);
+              vErrors.push(err91);
             }
             errors++;
           }
           if (typeof data30 == "number" && isFinite(data30)) {
             if (data30 < 0 || isNaN(data30)) {
-              const err91 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err91];
-              } else {
-                vErrors.push(err91);
-              }
-              errors++;
-            }
-          }
-        }
-        if (data22.audio_seconds !== void 0) {
-          let data31 = data22.audio_seconds;
-          if (typeof data31 == "number" && isFinite(data31)) {
-            if (data31 < 0 || isNaN(data31)) {
-              const err92 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err92 = { instancePath: instancePath + "/usage/cached_audio_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/cached_audio_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err92];
               } else {
@@ -9619,8 +9614,12 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err93 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+          }
+        }
+        if (data22.image_input_tokens !== void 0) {
+          let data31 = data22.image_input_tokens;
+          if (!(typeof data31 == "number" && (!(data31 % 1) && !isNaN(data31)) && isFinite(data31))) {
+            const err93 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err93];
             } else {
@@ -9628,21 +9627,23 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data22.images !== void 0) {
-          let data32 = data22.images;
-          if (!(typeof data32 == "number" && (!(data32 % 1) && !isNaN(data32)) && isFinite(data32))) {
-            const err94 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err94];
-            } else {
-              vErrors.push(err94);
+          if (typeof data31 == "number" && isFinite(data31)) {
+            if (data31 < 0 || isNaN(data31)) {
+              const err94 = { instancePath: instancePath + "/usage/image_input_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/image_input_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err94];
+              } else {
+                vErrors.push(err94);
+              }
+              errors++;
             }
-            errors++;
           }
+        }
+        if (data22.audio_seconds !== void 0) {
+          let data32 = data22.audio_seconds;
           if (typeof data32 == "number" && isFinite(data32)) {
             if (data32 < 0 || isNaN(data32)) {
-              const err95 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err95 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err95];
               } else {
@@ -9650,12 +9651,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          }
-        }
-        if (data22.image_size !== void 0) {
-          let data33 = data22.image_size;
-          if (typeof data33 !== "string" && data33 !== null) {
-            const err96 = { instancePath: instancePath + "/usage/image_size", schemaPath: "#/properties/usage/anyOf/0/properties/image_size/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_size.type }, message: "must be string,null" };
+          } else {
+            const err96 = { instancePath: instancePath + "/usage/audio_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
             if (vErrors === null) {
               vErrors = [err96];
             } else {
@@ -9664,10 +9661,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data22.image_quality !== void 0) {
-          let data34 = data22.image_quality;
-          if (typeof data34 !== "string" && data34 !== null) {
-            const err97 = { instancePath: instancePath + "/usage/image_quality", schemaPath: "#/properties/usage/anyOf/0/properties/image_quality/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_quality.type }, message: "must be string,null" };
+        if (data22.images !== void 0) {
+          let data33 = data22.images;
+          if (!(typeof data33 == "number" && (!(data33 % 1) && !isNaN(data33)) && isFinite(data33))) {
+            const err97 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err97];
             } else {
@@ -9675,44 +9672,46 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          if (typeof data33 == "number" && isFinite(data33)) {
+            if (data33 < 0 || isNaN(data33)) {
+              const err98 = { instancePath: instancePath + "/usage/images", schemaPath: "#/properties/usage/anyOf/0/properties/images/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err98];
+              } else {
+                vErrors.push(err98);
+              }
+              errors++;
+            }
+          }
         }
-        if (data22.input_characters !== void 0) {
-          let data35 = data22.input_characters;
-          if (!(typeof data35 == "number" && (!(data35 % 1) && !isNaN(data35)) && isFinite(data35))) {
-            const err98 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (data22.image_size !== void 0) {
+          let data34 = data22.image_size;
+          if (typeof data34 !== "string" && data34 !== null) {
+            const err99 = { instancePath: instancePath + "/usage/image_size", schemaPath: "#/properties/usage/anyOf/0/properties/image_size/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_size.type }, message: "must be string,null" };
             if (vErrors === null) {
-              vErrors = [err98];
+              vErrors = [err99];
             } else {
-              vErrors.push(err98);
+              vErrors.push(err99);
             }
             errors++;
           }
-          if (typeof data35 == "number" && isFinite(data35)) {
-            if (data35 < 0 || isNaN(data35)) {
-              const err99 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err99];
-              } else {
-                vErrors.push(err99);
-              }
-              errors++;
+        }
+        if (data22.image_quality !== void 0) {
+          let data35 = data22.image_quality;
+          if (typeof data35 !== "string" && data35 !== null) {
+            const err100 = { instancePath: instancePath + "/usage/image_quality", schemaPath: "#/properties/usage/anyOf/0/properties/image_quality/type", keyword: "type", params: { type: schema144.properties.usage.anyOf[0].properties.image_quality.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err100];
+            } else {
+              vErrors.push(err100);
             }
+            errors++;
           }
         }
-        if (data22.audio_output_seconds !== void 0) {
-          let data36 = data22.audio_output_seconds;
-          if (typeof data36 == "number" && isFinite(data36)) {
-            if (data36 < 0 || isNaN(data36)) {
-              const err100 = { instancePath: instancePath + "/usage/audio_output_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-              if (vErrors === null) {
-                vErrors = [err100];
-              } else {
-                vErrors.push(err100);
-              }
-              errors++;
-            }
-          } else {
-            const err101 = { instancePath: instancePath + "/usage/audio_output_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+        if (data22.input_characters !== void 0) {
+          let data36 = data22.input_characters;
+          if (!(typeof data36 == "number" && (!(data36 % 1) && !isNaN(data36)) && isFinite(data36))) {
+            const err101 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err101];
             } else {
@@ -9720,21 +9719,23 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data22.total_tokens !== void 0) {
-          let data37 = data22.total_tokens;
-          if (!(typeof data37 == "number" && (!(data37 % 1) && !isNaN(data37)) && isFinite(data37))) {
-            const err102 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err102];
-            } else {
-              vErrors.push(err102);
+          if (typeof data36 == "number" && isFinite(data36)) {
+            if (data36 < 0 || isNaN(data36)) {
+              const err102 = { instancePath: instancePath + "/usage/input_characters", schemaPath: "#/properties/usage/anyOf/0/properties/input_characters/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err102];
+              } else {
+                vErrors.push(err102);
+              }
+              errors++;
             }
-            errors++;
           }
+        }
+        if (data22.audio_output_seconds !== void 0) {
+          let data37 = data22.audio_output_seconds;
           if (typeof data37 == "number" && isFinite(data37)) {
             if (data37 < 0 || isNaN(data37)) {
-              const err103 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err103 = { instancePath: instancePath + "/usage/audio_output_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_seconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
               if (vErrors === null) {
                 vErrors = [err103];
               } else {
@@ -9742,11 +9743,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          }
-        }
-        if (data22.estimated !== void 0) {
-          if (typeof data22.estimated !== "boolean") {
-            const err104 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+          } else {
+            const err104 = { instancePath: instancePath + "/usage/audio_output_seconds", schemaPath: "#/properties/usage/anyOf/0/properties/audio_output_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
             if (vErrors === null) {
               vErrors = [err104];
             } else {
@@ -9755,35 +9753,69 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        if (data22.total_tokens !== void 0) {
+          let data38 = data22.total_tokens;
+          if (!(typeof data38 == "number" && (!(data38 % 1) && !isNaN(data38)) && isFinite(data38))) {
+            const err105 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err105];
+            } else {
+              vErrors.push(err105);
+            }
+            errors++;
+          }
+          if (typeof data38 == "number" && isFinite(data38)) {
+            if (data38 < 0 || isNaN(data38)) {
+              const err106 = { instancePath: instancePath + "/usage/total_tokens", schemaPath: "#/properties/usage/anyOf/0/properties/total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err106];
+              } else {
+                vErrors.push(err106);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data22.estimated !== void 0) {
+          if (typeof data22.estimated !== "boolean") {
+            const err107 = { instancePath: instancePath + "/usage/estimated", schemaPath: "#/properties/usage/anyOf/0/properties/estimated/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            if (vErrors === null) {
+              vErrors = [err107];
+            } else {
+              vErrors.push(err107);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err105 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err108 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err105];
+          vErrors = [err108];
         } else {
-          vErrors.push(err105);
+          vErrors.push(err108);
         }
         errors++;
       }
       var _valid0 = _errs45 === errors;
       valid1 = valid1 || _valid0;
-      const _errs80 = errors;
+      const _errs82 = errors;
       if (data22 !== null) {
-        const err106 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+        const err109 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
-          vErrors = [err106];
+          vErrors = [err109];
         } else {
-          vErrors.push(err106);
+          vErrors.push(err109);
         }
         errors++;
       }
-      var _valid0 = _errs80 === errors;
+      var _valid0 = _errs82 === errors;
       valid1 = valid1 || _valid0;
       if (!valid1) {
-        const err107 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        const err110 = { instancePath: instancePath + "/usage", schemaPath: "#/properties/usage/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
-          vErrors = [err107];
+          vErrors = [err110];
         } else {
-          vErrors.push(err107);
+          vErrors.push(err110);
         }
         errors++;
       } else {
@@ -9798,45 +9830,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.cost_usd !== void 0) {
-      let data39 = data.cost_usd;
-      if (!(typeof data39 == "number" && isFinite(data39)) && data39 !== null) {
-        const err108 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err108];
-        } else {
-          vErrors.push(err108);
-        }
-        errors++;
-      }
-    }
-    if (data.saved_cost_usd !== void 0) {
-      let data40 = data.saved_cost_usd;
+      let data40 = data.cost_usd;
       if (!(typeof data40 == "number" && isFinite(data40)) && data40 !== null) {
-        const err109 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
-        if (vErrors === null) {
-          vErrors = [err109];
-        } else {
-          vErrors.push(err109);
-        }
-        errors++;
-      }
-    }
-    if (data.metadata !== void 0) {
-      let data41 = data.metadata;
-      if (data41 && typeof data41 == "object" && !Array.isArray(data41)) {
-        for (const key2 in data41) {
-          if (typeof data41[key2] !== "string") {
-            const err110 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err110];
-            } else {
-              vErrors.push(err110);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err111 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err111 = { instancePath: instancePath + "/cost_usd", schemaPath: "#/properties/cost_usd/type", keyword: "type", params: { type: schema144.properties.cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err111];
         } else {
@@ -9845,10 +9841,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.api_key_id !== void 0) {
-      let data43 = data.api_key_id;
-      if (typeof data43 !== "string" && data43 !== null) {
-        const err112 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+    if (data.saved_cost_usd !== void 0) {
+      let data41 = data.saved_cost_usd;
+      if (!(typeof data41 == "number" && isFinite(data41)) && data41 !== null) {
+        const err112 = { instancePath: instancePath + "/saved_cost_usd", schemaPath: "#/properties/saved_cost_usd/type", keyword: "type", params: { type: schema144.properties.saved_cost_usd.type }, message: "must be number,null" };
         if (vErrors === null) {
           vErrors = [err112];
         } else {
@@ -9857,22 +9853,22 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.workspace_id !== void 0) {
-      let data44 = data.workspace_id;
-      if (typeof data44 !== "string" && data44 !== null) {
-        const err113 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
-        if (vErrors === null) {
-          vErrors = [err113];
-        } else {
-          vErrors.push(err113);
+    if (data.metadata !== void 0) {
+      let data42 = data.metadata;
+      if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
+        for (const key2 in data42) {
+          if (typeof data42[key2] !== "string") {
+            const err113 = { instancePath: instancePath + "/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/metadata/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err113];
+            } else {
+              vErrors.push(err113);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.organisation_id !== void 0) {
-      let data45 = data.organisation_id;
-      if (typeof data45 !== "string" && data45 !== null) {
-        const err114 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+      } else {
+        const err114 = { instancePath: instancePath + "/metadata", schemaPath: "#/properties/metadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err114];
         } else {
@@ -9881,77 +9877,86 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.api_key_id !== void 0) {
+      let data44 = data.api_key_id;
+      if (typeof data44 !== "string" && data44 !== null) {
+        const err115 = { instancePath: instancePath + "/api_key_id", schemaPath: "#/properties/api_key_id/type", keyword: "type", params: { type: schema144.properties.api_key_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err115];
+        } else {
+          vErrors.push(err115);
+        }
+        errors++;
+      }
+    }
+    if (data.workspace_id !== void 0) {
+      let data45 = data.workspace_id;
+      if (typeof data45 !== "string" && data45 !== null) {
+        const err116 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: schema144.properties.workspace_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err116];
+        } else {
+          vErrors.push(err116);
+        }
+        errors++;
+      }
+    }
+    if (data.organisation_id !== void 0) {
+      let data46 = data.organisation_id;
+      if (typeof data46 !== "string" && data46 !== null) {
+        const err117 = { instancePath: instancePath + "/organisation_id", schemaPath: "#/properties/organisation_id/type", keyword: "type", params: { type: schema144.properties.organisation_id.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err117];
+        } else {
+          vErrors.push(err117);
+        }
+        errors++;
+      }
+    }
     if (data.hook_results !== void 0) {
-      let data46 = data.hook_results;
-      const _errs98 = errors;
+      let data47 = data.hook_results;
+      const _errs100 = errors;
       let valid4 = false;
-      const _errs99 = errors;
-      if (data46 && typeof data46 == "object" && !Array.isArray(data46)) {
-        if (data46.before_request_hooks === void 0) {
-          const err115 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
+      const _errs101 = errors;
+      if (data47 && typeof data47 == "object" && !Array.isArray(data47)) {
+        if (data47.before_request_hooks === void 0) {
+          const err118 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "before_request_hooks" }, message: "must have required property 'before_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err115];
+            vErrors = [err118];
           } else {
-            vErrors.push(err115);
+            vErrors.push(err118);
           }
           errors++;
         }
-        if (data46.after_request_hooks === void 0) {
-          const err116 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
+        if (data47.after_request_hooks === void 0) {
+          const err119 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/required", keyword: "required", params: { missingProperty: "after_request_hooks" }, message: "must have required property 'after_request_hooks'" };
           if (vErrors === null) {
-            vErrors = [err116];
+            vErrors = [err119];
           } else {
-            vErrors.push(err116);
+            vErrors.push(err119);
           }
           errors++;
         }
-        for (const key3 in data46) {
+        for (const key3 in data47) {
           if (!(key3 === "before_request_hooks" || key3 === "after_request_hooks")) {
-            const err117 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+            const err120 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err117];
+              vErrors = [err120];
             } else {
-              vErrors.push(err117);
+              vErrors.push(err120);
             }
             errors++;
           }
         }
-        if (data46.before_request_hooks !== void 0) {
-          let data47 = data46.before_request_hooks;
-          if (Array.isArray(data47)) {
-            const len0 = data47.length;
+        if (data47.before_request_hooks !== void 0) {
+          let data48 = data47.before_request_hooks;
+          if (Array.isArray(data48)) {
+            const len0 = data48.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              let data48 = data47[i0];
-              if (data48 && typeof data48 == "object" && !Array.isArray(data48)) {
-                if (data48.id === void 0) {
-                  const err118 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err118];
-                  } else {
-                    vErrors.push(err118);
-                  }
-                  errors++;
-                }
-                if (data48.type === void 0) {
-                  const err119 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err119];
-                  } else {
-                    vErrors.push(err119);
-                  }
-                  errors++;
-                }
-                if (data48.verdict === void 0) {
-                  const err120 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err120];
-                  } else {
-                    vErrors.push(err120);
-                  }
-                  errors++;
-                }
-                if (data48.deny === void 0) {
-                  const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+              let data49 = data48[i0];
+              if (data49 && typeof data49 == "object" && !Array.isArray(data49)) {
+                if (data49.id === void 0) {
+                  const err121 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err121];
                   } else {
@@ -9959,8 +9964,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data48.async === void 0) {
-                  const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                if (data49.type === void 0) {
+                  const err122 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
                   if (vErrors === null) {
                     vErrors = [err122];
                   } else {
@@ -9968,8 +9973,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data48.execution_time_ms === void 0) {
-                  const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                if (data49.verdict === void 0) {
+                  const err123 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                   if (vErrors === null) {
                     vErrors = [err123];
                   } else {
@@ -9977,8 +9982,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data48.checks === void 0) {
-                  const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                if (data49.deny === void 0) {
+                  const err124 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
                   if (vErrors === null) {
                     vErrors = [err124];
                   } else {
@@ -9986,43 +9991,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key4 in data48) {
+                if (data49.async === void 0) {
+                  const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err125];
+                  } else {
+                    vErrors.push(err125);
+                  }
+                  errors++;
+                }
+                if (data49.execution_time_ms === void 0) {
+                  const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err126];
+                  } else {
+                    vErrors.push(err126);
+                  }
+                  errors++;
+                }
+                if (data49.checks === void 0) {
+                  const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err127];
+                  } else {
+                    vErrors.push(err127);
+                  }
+                  errors++;
+                }
+                for (const key4 in data49) {
                   if (!(key4 === "id" || key4 === "type" || key4 === "verdict" || key4 === "deny" || key4 === "async" || key4 === "execution_time_ms" || key4 === "checks")) {
-                    const err125 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err125];
-                    } else {
-                      vErrors.push(err125);
-                    }
-                    errors++;
-                  }
-                }
-                if (data48.id !== void 0) {
-                  if (typeof data48.id !== "string") {
-                    const err126 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err126];
-                    } else {
-                      vErrors.push(err126);
-                    }
-                    errors++;
-                  }
-                }
-                if (data48.type !== void 0) {
-                  let data50 = data48.type;
-                  if (typeof data50 !== "string" && data50 !== null) {
-                    const err127 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err127];
-                    } else {
-                      vErrors.push(err127);
-                    }
-                    errors++;
-                  }
-                }
-                if (data48.verdict !== void 0) {
-                  if (typeof data48.verdict !== "boolean") {
-                    const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err128 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err128];
                     } else {
@@ -10031,9 +10029,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data48.deny !== void 0) {
-                  if (typeof data48.deny !== "boolean") {
-                    const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data49.id !== void 0) {
+                  if (typeof data49.id !== "string") {
+                    const err129 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err129];
                     } else {
@@ -10042,9 +10040,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data48.async !== void 0) {
-                  if (typeof data48.async !== "boolean") {
-                    const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data49.type !== void 0) {
+                  let data51 = data49.type;
+                  if (typeof data51 !== "string" && data51 !== null) {
+                    const err130 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/type", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.type.type }, message: "must be string,null" };
                     if (vErrors === null) {
                       vErrors = [err130];
                     } else {
@@ -10053,20 +10052,20 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data48.execution_time_ms !== void 0) {
-                  let data54 = data48.execution_time_ms;
-                  if (typeof data54 == "number" && isFinite(data54)) {
-                    if (data54 < 0 || isNaN(data54)) {
-                      const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err131];
-                      } else {
-                        vErrors.push(err131);
-                      }
-                      errors++;
+                if (data49.verdict !== void 0) {
+                  if (typeof data49.verdict !== "boolean") {
+                    const err131 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err131];
+                    } else {
+                      vErrors.push(err131);
                     }
-                  } else {
-                    const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    errors++;
+                  }
+                }
+                if (data49.deny !== void 0) {
+                  if (typeof data49.deny !== "boolean") {
+                    const err132 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/deny", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
                       vErrors = [err132];
                     } else {
@@ -10075,42 +10074,48 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data48.checks !== void 0) {
-                  let data55 = data48.checks;
-                  if (Array.isArray(data55)) {
-                    const len1 = data55.length;
+                if (data49.async !== void 0) {
+                  if (typeof data49.async !== "boolean") {
+                    const err133 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/async", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err133];
+                    } else {
+                      vErrors.push(err133);
+                    }
+                    errors++;
+                  }
+                }
+                if (data49.execution_time_ms !== void 0) {
+                  let data55 = data49.execution_time_ms;
+                  if (typeof data55 == "number" && isFinite(data55)) {
+                    if (data55 < 0 || isNaN(data55)) {
+                      const err134 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err134];
+                      } else {
+                        vErrors.push(err134);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err135 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err135];
+                    } else {
+                      vErrors.push(err135);
+                    }
+                    errors++;
+                  }
+                }
+                if (data49.checks !== void 0) {
+                  let data56 = data49.checks;
+                  if (Array.isArray(data56)) {
+                    const len1 = data56.length;
                     for (let i1 = 0; i1 < len1; i1++) {
-                      let data56 = data55[i1];
-                      if (data56 && typeof data56 == "object" && !Array.isArray(data56)) {
-                        if (data56.id === void 0) {
-                          const err133 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                          if (vErrors === null) {
-                            vErrors = [err133];
-                          } else {
-                            vErrors.push(err133);
-                          }
-                          errors++;
-                        }
-                        if (data56.verdict === void 0) {
-                          const err134 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                          if (vErrors === null) {
-                            vErrors = [err134];
-                          } else {
-                            vErrors.push(err134);
-                          }
-                          errors++;
-                        }
-                        if (data56.explanation === void 0) {
-                          const err135 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
-                          if (vErrors === null) {
-                            vErrors = [err135];
-                          } else {
-                            vErrors.push(err135);
-                          }
-                          errors++;
-                        }
-                        if (data56.error === void 0) {
-                          const err136 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                      let data57 = data56[i1];
+                      if (data57 && typeof data57 == "object" && !Array.isArray(data57)) {
+                        if (data57.id === void 0) {
+                          const err136 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
                             vErrors = [err136];
                           } else {
@@ -10118,8 +10123,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (data56.execution_time_ms === void 0) {
-                          const err137 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data57.verdict === void 0) {
+                          const err137 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
                             vErrors = [err137];
                           } else {
@@ -10127,43 +10132,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        for (const key5 in data56) {
+                        if (data57.explanation === void 0) {
+                          const err138 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                          if (vErrors === null) {
+                            vErrors = [err138];
+                          } else {
+                            vErrors.push(err138);
+                          }
+                          errors++;
+                        }
+                        if (data57.error === void 0) {
+                          const err139 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                          if (vErrors === null) {
+                            vErrors = [err139];
+                          } else {
+                            vErrors.push(err139);
+                          }
+                          errors++;
+                        }
+                        if (data57.execution_time_ms === void 0) {
+                          const err140 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                          if (vErrors === null) {
+                            vErrors = [err140];
+                          } else {
+                            vErrors.push(err140);
+                          }
+                          errors++;
+                        }
+                        for (const key5 in data57) {
                           if (!(key5 === "id" || key5 === "verdict" || key5 === "explanation" || key5 === "error" || key5 === "execution_time_ms")) {
-                            const err138 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err138];
-                            } else {
-                              vErrors.push(err138);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data56.id !== void 0) {
-                          if (typeof data56.id !== "string") {
-                            const err139 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err139];
-                            } else {
-                              vErrors.push(err139);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data56.verdict !== void 0) {
-                          if (typeof data56.verdict !== "boolean") {
-                            const err140 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err140];
-                            } else {
-                              vErrors.push(err140);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data56.explanation !== void 0) {
-                          let data59 = data56.explanation;
-                          if (typeof data59 !== "string" && data59 !== null) {
-                            const err141 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            const err141 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err141];
                             } else {
@@ -10172,10 +10170,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data56.error !== void 0) {
-                          let data60 = data56.error;
-                          if (typeof data60 !== "string" && data60 !== null) {
-                            const err142 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                        if (data57.id !== void 0) {
+                          if (typeof data57.id !== "string") {
+                            const err142 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/id", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                             if (vErrors === null) {
                               vErrors = [err142];
                             } else {
@@ -10184,20 +10181,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data56.execution_time_ms !== void 0) {
-                          let data61 = data56.execution_time_ms;
-                          if (typeof data61 == "number" && isFinite(data61)) {
-                            if (data61 < 0 || isNaN(data61)) {
-                              const err143 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err143];
-                              } else {
-                                vErrors.push(err143);
-                              }
-                              errors++;
+                        if (data57.verdict !== void 0) {
+                          if (typeof data57.verdict !== "boolean") {
+                            const err143 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/verdict", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err143];
+                            } else {
+                              vErrors.push(err143);
                             }
-                          } else {
-                            const err144 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            errors++;
+                          }
+                        }
+                        if (data57.explanation !== void 0) {
+                          let data60 = data57.explanation;
+                          if (typeof data60 !== "string" && data60 !== null) {
+                            const err144 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/explanation", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
                             if (vErrors === null) {
                               vErrors = [err144];
                             } else {
@@ -10206,82 +10204,89 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data57.error !== void 0) {
+                          let data61 = data57.error;
+                          if (typeof data61 !== "string" && data61 !== null) {
+                            const err145 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/error", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.before_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err145];
+                            } else {
+                              vErrors.push(err145);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data57.execution_time_ms !== void 0) {
+                          let data62 = data57.execution_time_ms;
+                          if (typeof data62 == "number" && isFinite(data62)) {
+                            if (data62 < 0 || isNaN(data62)) {
+                              const err146 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err146];
+                              } else {
+                                vErrors.push(err146);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err147 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1 + "/execution_time_ms", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err147];
+                            } else {
+                              vErrors.push(err147);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err145 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err148 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks/" + i1, schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err145];
+                          vErrors = [err148];
                         } else {
-                          vErrors.push(err145);
+                          vErrors.push(err148);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err146 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err149 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0 + "/checks", schemaPath: "hook-results.json/properties/before_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err146];
+                      vErrors = [err149];
                     } else {
-                      vErrors.push(err146);
+                      vErrors.push(err149);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err147 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err150 = { instancePath: instancePath + "/hook_results/before_request_hooks/" + i0, schemaPath: "hook-results.json/properties/before_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err147];
+                  vErrors = [err150];
                 } else {
-                  vErrors.push(err147);
+                  vErrors.push(err150);
                 }
                 errors++;
               }
             }
           } else {
-            const err148 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err151 = { instancePath: instancePath + "/hook_results/before_request_hooks", schemaPath: "hook-results.json/properties/before_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err148];
+              vErrors = [err151];
             } else {
-              vErrors.push(err148);
+              vErrors.push(err151);
             }
             errors++;
           }
         }
-        if (data46.after_request_hooks !== void 0) {
-          let data62 = data46.after_request_hooks;
-          if (Array.isArray(data62)) {
-            const len2 = data62.length;
+        if (data47.after_request_hooks !== void 0) {
+          let data63 = data47.after_request_hooks;
+          if (Array.isArray(data63)) {
+            const len2 = data63.length;
             for (let i2 = 0; i2 < len2; i2++) {
-              let data63 = data62[i2];
-              if (data63 && typeof data63 == "object" && !Array.isArray(data63)) {
-                if (data63.id === void 0) {
-                  const err149 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err149];
-                  } else {
-                    vErrors.push(err149);
-                  }
-                  errors++;
-                }
-                if (data63.type === void 0) {
-                  const err150 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err150];
-                  } else {
-                    vErrors.push(err150);
-                  }
-                  errors++;
-                }
-                if (data63.verdict === void 0) {
-                  const err151 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                  if (vErrors === null) {
-                    vErrors = [err151];
-                  } else {
-                    vErrors.push(err151);
-                  }
-                  errors++;
-                }
-                if (data63.deny === void 0) {
-                  const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
+              let data64 = data63[i2];
+              if (data64 && typeof data64 == "object" && !Array.isArray(data64)) {
+                if (data64.id === void 0) {
+                  const err152 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err152];
                   } else {
@@ -10289,8 +10294,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data63.async === void 0) {
-                  const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                if (data64.type === void 0) {
+                  const err153 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
                   if (vErrors === null) {
                     vErrors = [err153];
                   } else {
@@ -10298,8 +10303,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data63.execution_time_ms === void 0) {
-                  const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                if (data64.verdict === void 0) {
+                  const err154 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                   if (vErrors === null) {
                     vErrors = [err154];
                   } else {
@@ -10307,8 +10312,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data63.checks === void 0) {
-                  const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                if (data64.deny === void 0) {
+                  const err155 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "deny" }, message: "must have required property 'deny'" };
                   if (vErrors === null) {
                     vErrors = [err155];
                   } else {
@@ -10316,43 +10321,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                for (const key6 in data63) {
+                if (data64.async === void 0) {
+                  const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "async" }, message: "must have required property 'async'" };
+                  if (vErrors === null) {
+                    vErrors = [err156];
+                  } else {
+                    vErrors.push(err156);
+                  }
+                  errors++;
+                }
+                if (data64.execution_time_ms === void 0) {
+                  const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                  if (vErrors === null) {
+                    vErrors = [err157];
+                  } else {
+                    vErrors.push(err157);
+                  }
+                  errors++;
+                }
+                if (data64.checks === void 0) {
+                  const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/required", keyword: "required", params: { missingProperty: "checks" }, message: "must have required property 'checks'" };
+                  if (vErrors === null) {
+                    vErrors = [err158];
+                  } else {
+                    vErrors.push(err158);
+                  }
+                  errors++;
+                }
+                for (const key6 in data64) {
                   if (!(key6 === "id" || key6 === "type" || key6 === "verdict" || key6 === "deny" || key6 === "async" || key6 === "execution_time_ms" || key6 === "checks")) {
-                    const err156 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err156];
-                    } else {
-                      vErrors.push(err156);
-                    }
-                    errors++;
-                  }
-                }
-                if (data63.id !== void 0) {
-                  if (typeof data63.id !== "string") {
-                    const err157 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err157];
-                    } else {
-                      vErrors.push(err157);
-                    }
-                    errors++;
-                  }
-                }
-                if (data63.type !== void 0) {
-                  let data65 = data63.type;
-                  if (typeof data65 !== "string" && data65 !== null) {
-                    const err158 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
-                    if (vErrors === null) {
-                      vErrors = [err158];
-                    } else {
-                      vErrors.push(err158);
-                    }
-                    errors++;
-                  }
-                }
-                if (data63.verdict !== void 0) {
-                  if (typeof data63.verdict !== "boolean") {
-                    const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err159 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err159];
                     } else {
@@ -10361,9 +10359,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data63.deny !== void 0) {
-                  if (typeof data63.deny !== "boolean") {
-                    const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data64.id !== void 0) {
+                  if (typeof data64.id !== "string") {
+                    const err160 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err160];
                     } else {
@@ -10372,9 +10370,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data63.async !== void 0) {
-                  if (typeof data63.async !== "boolean") {
-                    const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data64.type !== void 0) {
+                  let data66 = data64.type;
+                  if (typeof data66 !== "string" && data66 !== null) {
+                    const err161 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/type", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/type/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.type.type }, message: "must be string,null" };
                     if (vErrors === null) {
                       vErrors = [err161];
                     } else {
@@ -10383,20 +10382,20 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data63.execution_time_ms !== void 0) {
-                  let data69 = data63.execution_time_ms;
-                  if (typeof data69 == "number" && isFinite(data69)) {
-                    if (data69 < 0 || isNaN(data69)) {
-                      const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                      if (vErrors === null) {
-                        vErrors = [err162];
-                      } else {
-                        vErrors.push(err162);
-                      }
-                      errors++;
+                if (data64.verdict !== void 0) {
+                  if (typeof data64.verdict !== "boolean") {
+                    const err162 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err162];
+                    } else {
+                      vErrors.push(err162);
                     }
-                  } else {
-                    const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    errors++;
+                  }
+                }
+                if (data64.deny !== void 0) {
+                  if (typeof data64.deny !== "boolean") {
+                    const err163 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/deny", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/deny/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
                       vErrors = [err163];
                     } else {
@@ -10405,42 +10404,48 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 }
-                if (data63.checks !== void 0) {
-                  let data70 = data63.checks;
-                  if (Array.isArray(data70)) {
-                    const len3 = data70.length;
+                if (data64.async !== void 0) {
+                  if (typeof data64.async !== "boolean") {
+                    const err164 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/async", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/async/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err164];
+                    } else {
+                      vErrors.push(err164);
+                    }
+                    errors++;
+                  }
+                }
+                if (data64.execution_time_ms !== void 0) {
+                  let data70 = data64.execution_time_ms;
+                  if (typeof data70 == "number" && isFinite(data70)) {
+                    if (data70 < 0 || isNaN(data70)) {
+                      const err165 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                      if (vErrors === null) {
+                        vErrors = [err165];
+                      } else {
+                        vErrors.push(err165);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err166 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    if (vErrors === null) {
+                      vErrors = [err166];
+                    } else {
+                      vErrors.push(err166);
+                    }
+                    errors++;
+                  }
+                }
+                if (data64.checks !== void 0) {
+                  let data71 = data64.checks;
+                  if (Array.isArray(data71)) {
+                    const len3 = data71.length;
                     for (let i3 = 0; i3 < len3; i3++) {
-                      let data71 = data70[i3];
-                      if (data71 && typeof data71 == "object" && !Array.isArray(data71)) {
-                        if (data71.id === void 0) {
-                          const err164 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                          if (vErrors === null) {
-                            vErrors = [err164];
-                          } else {
-                            vErrors.push(err164);
-                          }
-                          errors++;
-                        }
-                        if (data71.verdict === void 0) {
-                          const err165 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
-                          if (vErrors === null) {
-                            vErrors = [err165];
-                          } else {
-                            vErrors.push(err165);
-                          }
-                          errors++;
-                        }
-                        if (data71.explanation === void 0) {
-                          const err166 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
-                          if (vErrors === null) {
-                            vErrors = [err166];
-                          } else {
-                            vErrors.push(err166);
-                          }
-                          errors++;
-                        }
-                        if (data71.error === void 0) {
-                          const err167 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                      let data72 = data71[i3];
+                      if (data72 && typeof data72 == "object" && !Array.isArray(data72)) {
+                        if (data72.id === void 0) {
+                          const err167 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                           if (vErrors === null) {
                             vErrors = [err167];
                           } else {
@@ -10448,8 +10453,8 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (data71.execution_time_ms === void 0) {
-                          const err168 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                        if (data72.verdict === void 0) {
+                          const err168 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "verdict" }, message: "must have required property 'verdict'" };
                           if (vErrors === null) {
                             vErrors = [err168];
                           } else {
@@ -10457,43 +10462,36 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        for (const key7 in data71) {
+                        if (data72.explanation === void 0) {
+                          const err169 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "explanation" }, message: "must have required property 'explanation'" };
+                          if (vErrors === null) {
+                            vErrors = [err169];
+                          } else {
+                            vErrors.push(err169);
+                          }
+                          errors++;
+                        }
+                        if (data72.error === void 0) {
+                          const err170 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "error" }, message: "must have required property 'error'" };
+                          if (vErrors === null) {
+                            vErrors = [err170];
+                          } else {
+                            vErrors.push(err170);
+                          }
+                          errors++;
+                        }
+                        if (data72.execution_time_ms === void 0) {
+                          const err171 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/required", keyword: "required", params: { missingProperty: "execution_time_ms" }, message: "must have required property 'execution_time_ms'" };
+                          if (vErrors === null) {
+                            vErrors = [err171];
+                          } else {
+                            vErrors.push(err171);
+                          }
+                          errors++;
+                        }
+                        for (const key7 in data72) {
                           if (!(key7 === "id" || key7 === "verdict" || key7 === "explanation" || key7 === "error" || key7 === "execution_time_ms")) {
-                            const err169 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err169];
-                            } else {
-                              vErrors.push(err169);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data71.id !== void 0) {
-                          if (typeof data71.id !== "string") {
-                            const err170 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err170];
-                            } else {
-                              vErrors.push(err170);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data71.verdict !== void 0) {
-                          if (typeof data71.verdict !== "boolean") {
-                            const err171 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
-                            if (vErrors === null) {
-                              vErrors = [err171];
-                            } else {
-                              vErrors.push(err171);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data71.explanation !== void 0) {
-                          let data74 = data71.explanation;
-                          if (typeof data74 !== "string" && data74 !== null) {
-                            const err172 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
+                            const err172 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err172];
                             } else {
@@ -10502,10 +10500,9 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data71.error !== void 0) {
-                          let data75 = data71.error;
-                          if (typeof data75 !== "string" && data75 !== null) {
-                            const err173 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                        if (data72.id !== void 0) {
+                          if (typeof data72.id !== "string") {
+                            const err173 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/id", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                             if (vErrors === null) {
                               vErrors = [err173];
                             } else {
@@ -10514,20 +10511,21 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
-                        if (data71.execution_time_ms !== void 0) {
-                          let data76 = data71.execution_time_ms;
-                          if (typeof data76 == "number" && isFinite(data76)) {
-                            if (data76 < 0 || isNaN(data76)) {
-                              const err174 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-                              if (vErrors === null) {
-                                vErrors = [err174];
-                              } else {
-                                vErrors.push(err174);
-                              }
-                              errors++;
+                        if (data72.verdict !== void 0) {
+                          if (typeof data72.verdict !== "boolean") {
+                            const err174 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/verdict", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/verdict/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            if (vErrors === null) {
+                              vErrors = [err174];
+                            } else {
+                              vErrors.push(err174);
                             }
-                          } else {
-                            const err175 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            errors++;
+                          }
+                        }
+                        if (data72.explanation !== void 0) {
+                          let data75 = data72.explanation;
+                          if (typeof data75 !== "string" && data75 !== null) {
+                            const err175 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/explanation", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/explanation/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.explanation.type }, message: "must be string,null" };
                             if (vErrors === null) {
                               vErrors = [err175];
                             } else {
@@ -10536,95 +10534,82 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         }
+                        if (data72.error !== void 0) {
+                          let data76 = data72.error;
+                          if (typeof data76 !== "string" && data76 !== null) {
+                            const err176 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/error", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/error/type", keyword: "type", params: { type: schema67.properties.after_request_hooks.items.properties.checks.items.properties.error.type }, message: "must be string,null" };
+                            if (vErrors === null) {
+                              vErrors = [err176];
+                            } else {
+                              vErrors.push(err176);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data72.execution_time_ms !== void 0) {
+                          let data77 = data72.execution_time_ms;
+                          if (typeof data77 == "number" && isFinite(data77)) {
+                            if (data77 < 0 || isNaN(data77)) {
+                              const err177 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                              if (vErrors === null) {
+                                vErrors = [err177];
+                              } else {
+                                vErrors.push(err177);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err178 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3 + "/execution_time_ms", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/properties/execution_time_ms/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                            if (vErrors === null) {
+                              vErrors = [err178];
+                            } else {
+                              vErrors.push(err178);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err176 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err179 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks/" + i3, schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err176];
+                          vErrors = [err179];
                         } else {
-                          vErrors.push(err176);
+                          vErrors.push(err179);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err177 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err180 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2 + "/checks", schemaPath: "hook-results.json/properties/after_request_hooks/items/properties/checks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err177];
+                      vErrors = [err180];
                     } else {
-                      vErrors.push(err177);
+                      vErrors.push(err180);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err178 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err181 = { instancePath: instancePath + "/hook_results/after_request_hooks/" + i2, schemaPath: "hook-results.json/properties/after_request_hooks/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err178];
+                  vErrors = [err181];
                 } else {
-                  vErrors.push(err178);
+                  vErrors.push(err181);
                 }
                 errors++;
               }
             }
           } else {
-            const err179 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err182 = { instancePath: instancePath + "/hook_results/after_request_hooks", schemaPath: "hook-results.json/properties/after_request_hooks/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err179];
+              vErrors = [err182];
             } else {
-              vErrors.push(err179);
+              vErrors.push(err182);
             }
             errors++;
           }
         }
       } else {
-        const err180 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err180];
-        } else {
-          vErrors.push(err180);
-        }
-        errors++;
-      }
-      var _valid1 = _errs99 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs167 = errors;
-      if (data46 !== null) {
-        const err181 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
-        if (vErrors === null) {
-          vErrors = [err181];
-        } else {
-          vErrors.push(err181);
-        }
-        errors++;
-      }
-      var _valid1 = _errs167 === errors;
-      valid4 = valid4 || _valid1;
-      if (!valid4) {
-        const err182 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
-        if (vErrors === null) {
-          vErrors = [err182];
-        } else {
-          vErrors.push(err182);
-        }
-        errors++;
-      } else {
-        errors = _errs98;
-        if (vErrors !== null) {
-          if (_errs98) {
-            vErrors.length = _errs98;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-    if (data.feedback !== void 0) {
-      let data77 = data.feedback;
-      const _errs170 = errors;
-      let valid19 = false;
-      const _errs171 = errors;
-      if (!Array.isArray(data77)) {
-        const err183 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        const err183 = { instancePath: instancePath + "/hook_results", schemaPath: "hook-results.json/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err183];
         } else {
@@ -10632,11 +10617,11 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid2 = _errs171 === errors;
-      valid19 = valid19 || _valid2;
-      const _errs173 = errors;
-      if (data77 !== null) {
-        const err184 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
+      var _valid1 = _errs101 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs169 = errors;
+      if (data47 !== null) {
+        const err184 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
           vErrors = [err184];
         } else {
@@ -10644,10 +10629,10 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid2 = _errs173 === errors;
-      valid19 = valid19 || _valid2;
-      if (!valid19) {
-        const err185 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+      var _valid1 = _errs169 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err185 = { instancePath: instancePath + "/hook_results", schemaPath: "#/properties/hook_results/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
         if (vErrors === null) {
           vErrors = [err185];
         } else {
@@ -10655,20 +10640,23 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       } else {
-        errors = _errs170;
+        errors = _errs100;
         if (vErrors !== null) {
-          if (_errs170) {
-            vErrors.length = _errs170;
+          if (_errs100) {
+            vErrors.length = _errs100;
           } else {
             vErrors = null;
           }
         }
       }
     }
-    if (data.request_body !== void 0) {
-      let data78 = data.request_body;
-      if (typeof data78 !== "string" && data78 !== null) {
-        const err186 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+    if (data.feedback !== void 0) {
+      let data78 = data.feedback;
+      const _errs172 = errors;
+      let valid19 = false;
+      const _errs173 = errors;
+      if (!Array.isArray(data78)) {
+        const err186 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/0/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
           vErrors = [err186];
         } else {
@@ -10676,11 +10664,11 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.response_body !== void 0) {
-      let data79 = data.response_body;
-      if (typeof data79 !== "string" && data79 !== null) {
-        const err187 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+      var _valid2 = _errs173 === errors;
+      valid19 = valid19 || _valid2;
+      const _errs175 = errors;
+      if (data78 !== null) {
+        const err187 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf/1/type", keyword: "type", params: { type: "null" }, message: "must be null" };
         if (vErrors === null) {
           vErrors = [err187];
         } else {
@@ -10688,13 +10676,57 @@ function validate54(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var _valid2 = _errs175 === errors;
+      valid19 = valid19 || _valid2;
+      if (!valid19) {
+        const err188 = { instancePath: instancePath + "/feedback", schemaPath: "#/properties/feedback/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+        if (vErrors === null) {
+          vErrors = [err188];
+        } else {
+          vErrors.push(err188);
+        }
+        errors++;
+      } else {
+        errors = _errs172;
+        if (vErrors !== null) {
+          if (_errs172) {
+            vErrors.length = _errs172;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.request_body !== void 0) {
+      let data79 = data.request_body;
+      if (typeof data79 !== "string" && data79 !== null) {
+        const err189 = { instancePath: instancePath + "/request_body", schemaPath: "#/properties/request_body/type", keyword: "type", params: { type: schema144.properties.request_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err189];
+        } else {
+          vErrors.push(err189);
+        }
+        errors++;
+      }
+    }
+    if (data.response_body !== void 0) {
+      let data80 = data.response_body;
+      if (typeof data80 !== "string" && data80 !== null) {
+        const err190 = { instancePath: instancePath + "/response_body", schemaPath: "#/properties/response_body/type", keyword: "type", params: { type: schema144.properties.response_body.type }, message: "must be string,null" };
+        if (vErrors === null) {
+          vErrors = [err190];
+        } else {
+          vErrors.push(err190);
+        }
+        errors++;
+      }
     }
   } else {
-    const err188 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err191 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err188];
+      vErrors = [err191];
     } else {
-      vErrors.push(err188);
+      vErrors.push(err191);
     }
     errors++;
   }

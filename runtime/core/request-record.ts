@@ -24,6 +24,11 @@ export interface TokenUsage {
    */
   audioInputTokens?: number;
   audioOutputTokens?: number;
+  /**
+   * Of the cached input, audio tokens, where the answer counts them apart (a realtime session's
+   * responses): priced at the model's cached audio price where it has one; absent (none) likewise.
+   */
+  cachedAudioInputTokens?: number;
   /** Image tokens among the input (an image model's input images), priced apart from text; absent (none) likewise. */
   imageInputTokens?: number;
   /**

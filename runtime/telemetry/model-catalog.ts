@@ -92,15 +92,17 @@ export class ModelCatalog {
     // audio a part of the output, each priced as such; a count past what holds it (an odd answer) is
     // capped rather than priced twice.
     const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+    const cachedAudio = Math.min(usage.cachedAudioInputTokens ?? 0, cached);
     const written = Math.min(usage.cacheCreationInputTokens ?? 0, usage.inputTokens - cached);
     const hour = Math.min(usage.cacheCreation1hInputTokens ?? 0, written);
     const audioIn = Math.min(usage.audioInputTokens ?? 0, usage.inputTokens - cached - written);
     const imageIn = Math.min(usage.imageInputTokens ?? 0, usage.inputTokens - cached - written - audioIn);
     const audioOut = Math.min(usage.audioOutputTokens ?? 0, usage.outputTokens);
     const cachedPrice = pricing.cached_input_per_million ?? pricing.input_per_million;
+    const cachedAudioPrice = pricing.cached_audio_input_per_million ?? cachedPrice;
     const writePrice = pricing.cache_creation_input_per_million ?? pricing.input_per_million;
     const hourPrice = pricing.cache_creation_1h_input_per_million ?? writePrice;
-    const input = (usage.inputTokens - cached - written - audioIn - imageIn) * pricing.input_per_million + cached * cachedPrice + (written - hour) * writePrice + hour * hourPrice +
+    const input = (usage.inputTokens - cached - written - audioIn - imageIn) * pricing.input_per_million + (cached - cachedAudio) * cachedPrice + cachedAudio * cachedAudioPrice + (written - hour) * writePrice + hour * hourPrice +
       audioIn * (pricing.audio_input_per_million ?? pricing.input_per_million) + imageIn * (pricing.image_input_per_million ?? pricing.input_per_million);
     const output = (usage.outputTokens - audioOut) * pricing.output_per_million + audioOut * (pricing.audio_output_per_million ?? pricing.output_per_million);
     // Audio billed by its length (whisper): a model without a price per minute is not priced for it.

@@ -11,6 +11,7 @@ import { type HandshakeAnswer, webSocketHandshake } from '../support/web-socket-
 import { connectRealtime, type RealtimeClient } from '../support/realtime-client.ts';
 import { CLOUDA_MOCK_KEY, startCloudaMock } from '../mocks/clouda/index.ts';
 import type { MockServer } from '../mocks/http/mock-server.ts';
+import { requestLogWire } from '../../runtime/api/logs/wire.ts';
 
 let e2e: E2E;
 let clouda: MockServer;
@@ -81,7 +82,7 @@ describe('a realtime session through the pass-through', () => {
     expect(record).toMatchObject({ status: 101, provider: 'vendor', targetPath: 'config', routeKind: 'passthrough', errorCode: null, modelRequested: 'gpt-realtime', modelAnswered: 'gpt-realtime' });
     expect(record.latencyMs).toBeGreaterThanOrEqual(record.ttfbMs!);
     // Twice each response's: its cached input (text and audio) apart, its audio in and out apart.
-    expect(record.usage).toEqual({ inputTokens: 80, outputTokens: 34, cachedInputTokens: 24, audioInputTokens: 12, audioOutputTokens: 24, totalTokens: 114, estimated: false });
+    expect(record.usage).toEqual({ inputTokens: 80, outputTokens: 34, cachedInputTokens: 24, cachedAudioInputTokens: 8, audioInputTokens: 12, audioOutputTokens: 24, totalTokens: 114, estimated: false });
     // gpt-realtime's prices per million: text 4 in, 0.40 cached, 16 out; audio 32 in, 64 out.
     const perResponse = (22 * 4 + 12 * 0.4 + 6 * 32 + 5 * 16 + 12 * 64) / 1e6;
     expect(record.costUsd).toBeCloseTo(2 * perResponse, 12);
@@ -108,6 +109,21 @@ describe('a realtime session through the pass-through', () => {
       if (transcription === null) expect(record.costUsd, model).toBeNull();
       else expect(record.costUsd, model).toBeCloseTo(response + transcription, 12);
     }
+  });
+
+  it('prices cached audio apart for a model whose cached audio and text differ (gpt-realtime-mini)', async () => {
+    const traceId = 'realtime-mini';
+    const client = await connect('single', { 'x-gateway-trace-id': traceId }, '/v1/realtime?model=gpt-realtime-mini');
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await client.event('response.done');
+    client.socket.close();
+    await client.closed;
+    const record = await e2e.recordOf(traceId);
+    // REALTIME_USAGE: 40 in (30 text, 10 audio; 12 cached, 4 of them audio), 17 out (12 audio).
+    expect(record.usage).toMatchObject({ inputTokens: 40, cachedInputTokens: 12, cachedAudioInputTokens: 4, audioInputTokens: 6, audioOutputTokens: 12 });
+    // Text $0.60 (cached $0.06), audio $10 (cached $0.30), output $2.40, audio output $20 a million.
+    expect(record.costUsd).toBeCloseTo((22 * 0.6 + 8 * 0.06 + 4 * 0.3 + 6 * 10 + 5 * 2.4 + 12 * 20) / 1e6, 12);
+    expect(requestLogWire(record).usage).toMatchObject({ cached_input_tokens: 12, cached_audio_input_tokens: 4, audio_input_tokens: 6 });
   });
 
   it('logs a transcription session (no model, no responses) with its transcription\'s usage, as that model, priced', async () => {

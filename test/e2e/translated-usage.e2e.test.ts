@@ -471,7 +471,7 @@ describe('a translated stream without the usage chunk is logged with the provide
       const record = await logged(trace);
       expect(record.usage).toEqual({
         input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens, cached_input_tokens: usage!.prompt_tokens_details?.cached_tokens ?? 0,
-        cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0, audio_input_tokens: 0, audio_output_tokens: 0, image_input_tokens: 0, audio_seconds: 0, images: 0, image_size: null, image_quality: null, input_characters: 0, audio_output_seconds: 0, total_tokens: usage!.total_tokens, estimated: false,
+        cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0, audio_input_tokens: 0, audio_output_tokens: 0, cached_audio_input_tokens: 0, image_input_tokens: 0, audio_seconds: 0, images: 0, image_size: null, image_quality: null, input_characters: 0, audio_output_seconds: 0, total_tokens: usage!.total_tokens, estimated: false,
       });
     });
   }

@@ -30,6 +30,19 @@ describe('model catalog', () => {
     expect(catalog.cost('other', { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 })).toBeNull();
   });
 
+  it('prices cached audio input at its own price where the model has one, else at the cached price', () => {
+    const catalog = new ModelCatalog({ models: [
+      { id: 'apart', pricing: { input_per_million: 1, cached_input_per_million: 0.1, audio_input_per_million: 10, cached_audio_input_per_million: 0.5, output_per_million: 2 } },
+      { id: 'one', pricing: { input_per_million: 1, cached_input_per_million: 0.1, audio_input_per_million: 10, output_per_million: 2 } },
+    ] });
+    // 100 input: 20 cached (of them 5 audio), 30 uncached audio, 50 uncached text.
+    const usage = { inputTokens: 100, cachedInputTokens: 20, cachedAudioInputTokens: 5, audioInputTokens: 30, outputTokens: 0 };
+    expect(catalog.cost('apart', usage)).toBeCloseTo((50 * 1 + 15 * 0.1 + 5 * 0.5 + 30 * 10) / 1e6, 12);
+    expect(catalog.cost('one', usage)).toBeCloseTo((50 * 1 + 20 * 0.1 + 30 * 10) / 1e6, 12);
+    // More cached audio than cached input (an odd answer) is capped at the cached input.
+    expect(catalog.cost('apart', { ...usage, cachedAudioInputTokens: 99 })).toBeCloseTo((50 * 1 + 20 * 0.5 + 30 * 10) / 1e6, 12);
+  });
+
   it('prices characters for a model billed by them, and leaves a model priced by tokens priced so when an answer counts both', () => {
     const catalog = new ModelCatalog({ models: [
       { id: 'chars', pricing: { input_per_million: 0, output_per_million: 0, input_per_million_characters: 0.025 } },

@@ -150,5 +150,6 @@ function add(sum: TokenUsage, usage: TokenUsage): void {
   if (usage.audioInputTokens !== undefined) sum.audioInputTokens = (sum.audioInputTokens ?? 0) + usage.audioInputTokens;
   if (usage.imageInputTokens !== undefined) sum.imageInputTokens = (sum.imageInputTokens ?? 0) + usage.imageInputTokens;
   if (usage.audioOutputTokens !== undefined) sum.audioOutputTokens = (sum.audioOutputTokens ?? 0) + usage.audioOutputTokens;
+  if (usage.cachedAudioInputTokens !== undefined) sum.cachedAudioInputTokens = (sum.cachedAudioInputTokens ?? 0) + usage.cachedAudioInputTokens;
   if (usage.audioSeconds !== undefined) sum.audioSeconds = (sum.audioSeconds ?? 0) + usage.audioSeconds;
 }

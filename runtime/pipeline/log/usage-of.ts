@@ -169,8 +169,10 @@ export function realtimeUsageOf(value: unknown): TokenUsage | null {
   const details = objectOr(u.input_token_details);
   const cachedDetails = objectOr(details.cached_tokens_details);
   const usage: TokenUsage = { inputTokens: input, outputTokens: output, cachedInputTokens: count(details.cached_tokens) ?? 0, totalTokens: count(u.total_tokens) ?? input + output, estimated: false };
-  const audioIn = (count(details.audio_tokens) ?? 0) - (count(cachedDetails.audio_tokens) ?? 0);
+  const cachedAudio = count(cachedDetails.audio_tokens) ?? 0;
+  const audioIn = (count(details.audio_tokens) ?? 0) - cachedAudio;
   if (audioIn > 0) usage.audioInputTokens = audioIn;
+  if (cachedAudio > 0) usage.cachedAudioInputTokens = cachedAudio;
   const imageIn = (count(details.image_tokens) ?? 0) - (count(cachedDetails.image_tokens) ?? 0);
   if (imageIn > 0) usage.imageInputTokens = imageIn;
   const audioOut = count(objectOr(u.output_token_details).audio_tokens);
