@@ -79,7 +79,7 @@ export class GatewayMetrics {
     this.#requests = new CounterSeries('gateway_requests_total', 'Requests that reached the gateway, by route kind, provider, model, status class and cache status.', ['route_kind', 'provider', 'model', 'status_class', 'cache_status'] as const, this.registry);
     this.#duration = new HistogramSeries('gateway_request_duration_seconds', 'Time from a request\'s arrival to the end of its response.', ['route_kind', 'provider', 'status_class'] as const, LATENCY_BUCKETS, this.registry);
     this.#upstream = new HistogramSeries('gateway_upstream_duration_seconds', 'Time from sending an upstream attempt to its response headers (or its failure), by provider and status class.', ['provider', 'status_class'] as const, LATENCY_BUCKETS, this.registry);
-    this.#tokens = new CounterSeries('gateway_tokens_total', 'Tokens answers used, by type: input (cached input, cache creation and audio input included), cached_input, cache_creation, audio_input, output (audio output included), audio_output.', ['provider', 'model', 'type'] as const, this.registry);
+    this.#tokens = new CounterSeries('gateway_tokens_total', 'Tokens answers used, by type: input (cached input, cache creation, audio and image input included), cached_input (cached_audio_input included), cache_creation, audio_input (not cached), cached_audio_input, image_input, output (audio output included), audio_output.', ['provider', 'model', 'type'] as const, this.registry);
     this.#cost = new CounterSeries('gateway_cost_usd_total', 'USD answers cost, from the pricing table.', ['provider', 'model'] as const, this.registry);
     this.#unpriced = new CounterSeries('gateway_unpriced_responses_total', 'Answers with token usage whose model the pricing table does not know (their cost counts as 0).', ['provider', 'model'] as const, this.registry);
     this.#retries = new CounterSeries('gateway_retries_total', 'Retries spent on the target that answered.', ['provider'] as const, this.registry);
@@ -144,6 +144,7 @@ export class GatewayMetrics {
         cachedInput: this.#tokens.child({ provider, model, type: 'cached_input' }),
         cacheCreation: this.#tokens.child({ provider, model, type: 'cache_creation' }),
         audioInput: this.#tokens.child({ provider, model, type: 'audio_input' }),
+        cachedAudioInput: this.#tokens.child({ provider, model, type: 'cached_audio_input' }),
         audioOutput: this.#tokens.child({ provider, model, type: 'audio_output' }),
         imageInput: this.#tokens.child({ provider, model, type: 'image_input' }),
         cost: this.#cost.child({ provider, model }),
@@ -169,6 +170,7 @@ export class GatewayMetrics {
       const written = usage.cacheCreationInputTokens ?? 0;
       if (written > 0) children.cacheCreation.inc(written);
       if ((usage.audioInputTokens ?? 0) > 0) children.audioInput.inc(usage.audioInputTokens!);
+      if ((usage.cachedAudioInputTokens ?? 0) > 0) children.cachedAudioInput.inc(usage.cachedAudioInputTokens!);
       if ((usage.audioOutputTokens ?? 0) > 0) children.audioOutput.inc(usage.audioOutputTokens!);
       if ((usage.imageInputTokens ?? 0) > 0) children.imageInput.inc(usage.imageInputTokens!);
       if (record.costUsd === null) this.#unpriced.inc({ provider, model });
@@ -244,6 +246,7 @@ interface RequestChildren {
   cachedInput: CounterChild;
   cacheCreation: CounterChild;
   audioInput: CounterChild;
+  cachedAudioInput: CounterChild;
   audioOutput: CounterChild;
   imageInput: CounterChild;
   cost: CounterChild;

@@ -124,12 +124,17 @@ describe('/metrics', () => {
       expect(sum(busy, 'gateway_websocket_sessions')).toBe(1);
     });
     await held;
+    // One response, whose usage (REALTIME_USAGE) is counted when the session ends: its cached audio apart.
+    session.socket.send(JSON.stringify({ type: 'response.create' }));
+    await session.event('response.done');
     session.socket.close(1000);
     await session.closed;
     await vi.waitFor(async () => {
       const after = await scrape();
       expect(sum(after, 'gateway_requests_in_flight')).toBe(1);
       expect(sum(after, 'gateway_websocket_sessions')).toBe(0);
+      const tokens = (type: string) => sum(after, 'gateway_tokens_total', { model: 'gpt-realtime', type });
+      expect([tokens('input'), tokens('cached_input'), tokens('cached_audio_input'), tokens('audio_input'), tokens('audio_output')]).toEqual([40, 12, 4, 6, 12]);
     });
   });
 
