@@ -14,6 +14,7 @@ import { type DrainState, GatewayResponse } from './gateway-response.ts';
 import { sendGatewayError } from './respond.ts';
 import { newTraceId, type RequestRecord, type RouteKind } from '../core/request-record.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
+import type { Traffic } from '../telemetry/metrics.ts';
 import type { ValidatorRegistry } from '../core/validate.ts';
 import { StoreUnavailableError, UnstorableTextError } from '../store/sql/sql-database.ts';
 import { RETRY_AFTER_HEADER } from '../core/retry-after-headers.ts';
@@ -88,13 +89,6 @@ export interface Gateway {
   close(): Promise<void>;
   /** What is being served now, read when /metrics is scraped. */
   traffic(): Traffic;
-}
-
-export interface Traffic {
-  /** Requests whose response has not closed yet (an open WebSocket session included). */
-  inFlight: number;
-  /** WebSocket sessions being carried: the provider's 101 went to the client, and neither side has ended. */
-  sessions: number;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {

@@ -24,7 +24,15 @@ export interface MetricSources {
   /** Each backend the gateway depends on (store, redis), and whether it answers. */
   backends?: () => Iterable<[string, () => boolean]>;
   /** Requests being served and WebSocket sessions being carried (runtime/server/server.ts). */
-  traffic?: () => { inFlight: number; sessions: number };
+  traffic?: () => Traffic;
+}
+
+/** What a server is serving now. */
+export interface Traffic {
+  /** Requests whose response has not closed yet (an open WebSocket session included). */
+  inFlight: number;
+  /** WebSocket sessions being carried: the provider's 101 went to the client, and neither side has ended. */
+  sessions: number;
 }
 
 /** Keeps a label to a bounded set of values: the first MAX_LABEL_VALUES seen, then `other`. */
